@@ -6,6 +6,7 @@ const transform = {
 // Tests run the TypeScript sources of workspace packages directly, so no build is needed first.
 const moduleNameMapper = {
   '^@switchboard/(contracts|service-kit|provider-simulator)$': '<rootDir>/packages/$1/src',
+  '^@switchboard/service-kit/telemetry$': '<rootDir>/packages/service-kit/src/telemetry',
 };
 const project = (displayName, testMatch, extra = {}) => ({
   displayName,
@@ -17,6 +18,7 @@ const project = (displayName, testMatch, extra = {}) => ({
 });
 
 module.exports = {
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
   projects: [
     project('unit', ['<rootDir>/{packages,services}/*/test/unit/**/*.test.ts']),
     project('component', [

@@ -1,0 +1,177 @@
+import { EVENT_NAMES } from './events/event-names';
+import type { ServiceName } from './service-names';
+
+/** ARCHITECTURE §6. Everything is durable; messages are persistent. */
+export const EXCHANGES = {
+  provider: 'svc.provider',
+  commands: 'svc.commands',
+  events: 'svc.events',
+  webhooksRetry: 'svc.webhooks.retry',
+} as const;
+export type ExchangeName = (typeof EXCHANGES)[keyof typeof EXCHANGES];
+export type ExchangeType = 'topic' | 'direct';
+
+export const EXCHANGE_TYPES: Record<ExchangeName, ExchangeType> = {
+  [EXCHANGES.provider]: 'topic',
+  [EXCHANGES.commands]: 'direct',
+  [EXCHANGES.events]: 'topic',
+  [EXCHANGES.webhooksRetry]: 'direct',
+};
+
+/** Events on `svc.events` are routed by their event name, e.g. `message_received`. */
+export const ROUTING_KEYS = {
+  provider: {
+    message: 'provider.message',
+    status: 'provider.status',
+    accountUpdate: 'provider.account_update',
+    phoneNumberNameUpdate: 'provider.phone_number_name_update',
+    templateStatus: 'provider.template_status',
+  },
+  commands: {
+    send: 'messaging.send',
+    sendCampaign: 'messaging.send.campaign',
+  },
+  webhooksRetry: {
+    after10s: '10s',
+    after30s: '30s',
+    after60s: '60s',
+  },
+} as const;
+
+export const QUEUES = {
+  messagingProviderEvents: 'messaging.provider-events',
+  messagingCommands: 'messaging.commands',
+  webhooksDeliveries: 'webhooks.deliveries',
+  webhooksEvents: 'webhooks.events',
+  webhooksRetry10s: 'webhooks.retry.10s',
+  webhooksRetry30s: 'webhooks.retry.30s',
+  webhooksRetry60s: 'webhooks.retry.60s',
+  campaignsEvents: 'campaigns.events',
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** Where a consumer parks a message it gave up on, with the reason in its headers. */
+export const deadQueueFor = (queue: string): string => `${queue}.dead`;
+/** Where a consumer's own delayed retries wait before dead-lettering back to `queue`. */
+export const retryQueueFor = (queue: string): string => `${queue}.retry`;
+
+/** How long a message waits in a consumer's `*.retry` queue before it is redelivered. */
+export const CONSUMER_RETRY_DELAY_MS = 5_000;
+
+/** The waits between webhook delivery attempts (spec §6.2), in attempt order. */
+export const WEBHOOK_RETRY_STEPS = [
+  {
+    routingKey: ROUTING_KEYS.webhooksRetry.after10s,
+    queue: QUEUES.webhooksRetry10s,
+    delayMs: 10_000,
+  },
+  {
+    routingKey: ROUTING_KEYS.webhooksRetry.after30s,
+    queue: QUEUES.webhooksRetry30s,
+    delayMs: 30_000,
+  },
+  {
+    routingKey: ROUTING_KEYS.webhooksRetry.after60s,
+    queue: QUEUES.webhooksRetry60s,
+    delayMs: 60_000,
+  },
+] as const;
+
+export interface ExchangeDeclaration {
+  kind: 'exchange';
+  name: ExchangeName;
+  type: ExchangeType;
+  publishers: readonly ServiceName[];
+}
+export interface QueueDeclaration {
+  kind: 'queue';
+  name: string;
+  /** The service that declares the queue and, for `work` queues, consumes it. */
+  owner: ServiceName;
+  role: 'work' | 'retry' | 'dead';
+  arguments: Readonly<Record<string, string | number>>;
+}
+export interface BindingDeclaration {
+  kind: 'binding';
+  exchange: ExchangeName;
+  queue: string;
+  routingKey: string;
+}
+export type TopologyDeclaration = ExchangeDeclaration | QueueDeclaration | BindingDeclaration;
+
+const declareExchange = (name: ExchangeName, publishers: ServiceName[]): ExchangeDeclaration => ({
+  kind: 'exchange',
+  name,
+  type: EXCHANGE_TYPES[name],
+  publishers,
+});
+const bind = (exchange: ExchangeName, queue: string, keys: readonly string[]) =>
+  keys.map((routingKey): BindingDeclaration => ({ kind: 'binding', exchange, queue, routingKey }));
+/** A holding queue: messages expire after `ttlMs` and dead-letter to `target` through the default exchange. */
+const delayQueue = (name: string, owner: ServiceName, ttlMs: number, target: string) =>
+  ({
+    kind: 'queue',
+    name,
+    owner,
+    role: 'retry',
+    arguments: {
+      'x-message-ttl': ttlMs,
+      'x-dead-letter-exchange': '',
+      'x-dead-letter-routing-key': target,
+    },
+  }) satisfies QueueDeclaration;
+/** A consumed queue with its `*.dead` parking queue, and its `*.retry` queue unless it has its own schedule. */
+const workQueue = (name: string, owner: ServiceName, withRetry: boolean): QueueDeclaration[] => [
+  { kind: 'queue', name, owner, role: 'work', arguments: {} },
+  ...(withRetry ? [delayQueue(retryQueueFor(name), owner, CONSUMER_RETRY_DELAY_MS, name)] : []),
+  { kind: 'queue', name: deadQueueFor(name), owner, role: 'dead', arguments: {} },
+];
+
+const MESSAGE_EVENTS = EVENT_NAMES.filter((name) => name.startsWith('message_'));
+
+export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
+  declareExchange(EXCHANGES.provider, ['inbound']),
+  declareExchange(EXCHANGES.commands, ['campaigns']),
+  declareExchange(EXCHANGES.events, ['messaging', 'contacts', 'campaigns']),
+  declareExchange(EXCHANGES.webhooksRetry, ['webhooks']),
+
+  ...workQueue(QUEUES.messagingProviderEvents, 'messaging', true),
+  ...bind(EXCHANGES.provider, QUEUES.messagingProviderEvents, Object.values(ROUTING_KEYS.provider)),
+
+  ...workQueue(QUEUES.messagingCommands, 'messaging', true),
+  ...bind(EXCHANGES.commands, QUEUES.messagingCommands, Object.values(ROUTING_KEYS.commands)),
+
+  ...workQueue(QUEUES.webhooksEvents, 'webhooks', true),
+  ...bind(EXCHANGES.events, QUEUES.webhooksEvents, ['#']),
+
+  // Reached through the default exchange, from webhooks.events and from the retry queues.
+  ...workQueue(QUEUES.webhooksDeliveries, 'webhooks', false),
+  ...WEBHOOK_RETRY_STEPS.flatMap((step) => [
+    delayQueue(step.queue, 'webhooks', step.delayMs, QUEUES.webhooksDeliveries),
+    ...bind(EXCHANGES.webhooksRetry, step.queue, [step.routingKey]),
+  ]),
+
+  ...workQueue(QUEUES.campaignsEvents, 'campaigns', true),
+  ...bind(EXCHANGES.events, QUEUES.campaignsEvents, MESSAGE_EVENTS),
+];
+
+/**
+ * The part of the topology one service asserts: the exchanges it publishes to or binds from,
+ * the queues it owns, and their bindings.
+ */
+export function topologyFor(service: ServiceName): TopologyDeclaration[] {
+  const queues = BROKER_TOPOLOGY.filter(
+    (item): item is QueueDeclaration => item.kind === 'queue' && item.owner === service,
+  );
+  const queueNames = new Set(queues.map((queue) => queue.name));
+  const ownBindings = BROKER_TOPOLOGY.filter(
+    (item): item is BindingDeclaration => item.kind === 'binding' && queueNames.has(item.queue),
+  );
+  const exchangeNames = new Set(ownBindings.map((binding) => binding.exchange));
+  const exchanges = BROKER_TOPOLOGY.filter(
+    (item): item is ExchangeDeclaration =>
+      item.kind === 'exchange' &&
+      (item.publishers.includes(service) || exchangeNames.has(item.name)),
+  );
+  return [...exchanges, ...queues, ...ownBindings];
+}

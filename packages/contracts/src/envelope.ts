@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** Machine-readable error codes and the HTTP status each one answers with (ARCHITECTURE §3). */
+export const ERROR_CODES = {
+  invalid_token: 401,
+  malformed_json: 400,
+  validation_failed: 422,
+  not_found: 404,
+  conflict: 409,
+  quota_exceeded: 429,
+  rate_limited: 429,
+  not_implemented: 501,
+  dependency_unavailable: 503,
+  provider_error: 502,
+  internal_error: 500,
+  forbidden: 403,
+  payload_too_large: 413,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Spec §7: every quota error message starts with these words. */
+export const QUOTA_MESSAGE_PREFIX = 'You have exceeded the limit';
+
+/** Spec §7: the exact message of an invalid-token error. */
+export const INVALID_TOKEN_MESSAGE = 'Invalid token';
+
+export const ErrorResponseSchema = z.object({
+  status: z.literal('error'),
+  message: z.string(),
+  code: z.string(),
+});
+export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;
+
+/** A success envelope (spec §4.3): `status: "success"` plus the operation's own keys. */
+export function successResponse<S extends z.ZodRawShape>(shape: S) {
+  return z.object({ status: z.literal('success'), ...shape });
+}

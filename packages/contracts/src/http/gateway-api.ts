@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { successResponse } from '../envelope';
+import { PlanSchema } from '../plans';
+import type { ServiceName } from '../service-names';
+import { defineOperation } from './operation';
+
+export const CreateOrganizationRequestSchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  plan: PlanSchema.default('free'),
+});
+export type CreateOrganizationRequest = z.infer<typeof CreateOrganizationRequestSchema>;
+
+export const OrganizationSchema = z.object({
+  company_id: z.number().int().positive(),
+  name: z.string(),
+  plan: PlanSchema,
+  plan_started_at: z.iso.datetime({ offset: true }),
+});
+export type Organization = z.infer<typeof OrganizationSchema>;
+
+export const CreateOrganizationResponseSchema = successResponse({
+  organization: OrganizationSchema,
+  token: z.string(),
+  token_id: z.string(),
+});
+export type CreateOrganizationResponse = z.infer<typeof CreateOrganizationResponseSchema>;
+
+export const CreateTokenResponseSchema = successResponse({
+  token: z.string(),
+  token_id: z.string(),
+});
+export type CreateTokenResponse = z.infer<typeof CreateTokenResponseSchema>;
+
+export const RevokeTokenResponseSchema = successResponse({
+  token_id: z.string(),
+  revoked: z.literal(true),
+});
+export type RevokeTokenResponse = z.infer<typeof RevokeTokenResponseSchema>;
+
+export const MeResponseSchema = successResponse({ organization: OrganizationSchema });
+export type MeResponse = z.infer<typeof MeResponseSchema>;
+
+export const CompanyIdParamsSchema = z.object({ company_id: z.coerce.number().int().positive() });
+export const TokenIdParamsSchema = z.object({ token_id: z.string().min(1) });
+
+export const GATEWAY_OPERATIONS = [
+  defineOperation({
+    method: 'post',
+    path: '/admin/organizations',
+    operationId: 'createOrganization',
+    summary: 'Create an organization and its first API token',
+    tags: ['admin'],
+    auth: 'admin',
+    request: { body: CreateOrganizationRequestSchema },
+    responses: { 201: CreateOrganizationResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/admin/organizations/{company_id}/tokens',
+    operationId: 'createToken',
+    summary: 'Issue another API token for an organization',
+    tags: ['admin'],
+    auth: 'admin',
+    request: { params: CompanyIdParamsSchema },
+    responses: { 201: CreateTokenResponseSchema },
+  }),
+  defineOperation({
+    method: 'delete',
+    path: '/admin/tokens/{token_id}',
+    operationId: 'revokeToken',
+    summary: 'Revoke an API token',
+    tags: ['admin'],
+    auth: 'admin',
+    request: { params: TokenIdParamsSchema },
+    responses: { 200: RevokeTokenResponseSchema },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/api/svc/me',
+    operationId: 'me',
+    summary: 'Return the account that the token belongs to',
+    tags: ['account'],
+    auth: 'token',
+    responses: { 200: MeResponseSchema },
+  }),
+];
+
+/** Every `/api/svc/<operation>` of spec §4.3 but `me`, and the service that owns it (ARCHITECTURE §2). */
+export const API_OPERATION_OWNERS = {
+  sendMessageToPhoneNumber: 'messaging',
+  sendtemplatemessage: 'messaging',
+  sendmedia: 'messaging',
+  sendCampaignMessageToPhoneNumber: 'campaigns',
+  getConversations: 'messaging',
+  getMessages: 'messaging',
+  getMessageStatus: 'messaging',
+  getContacts: 'contacts',
+  getSingleContact: 'contacts',
+  makeContact: 'contacts',
+  updateContact: 'contacts',
+  deleteContact: 'contacts',
+  updateAIBot: 'contacts',
+  getGroups: 'contacts',
+  addGroup: 'contacts',
+  updateGroup: 'contacts',
+  deleteGroup: 'contacts',
+  getTemplates: 'messaging',
+  createTemplate: 'messaging',
+  uploadTemplateMedia: 'messaging',
+  deleteTemplate: 'messaging',
+  getCampaigns: 'campaigns',
+  sendcampaigns: 'campaigns',
+  getAutomatedReplies: 'campaigns',
+  addAutomatedReply: 'campaigns',
+  updateAutomatedReply: 'campaigns',
+  deleteAutomatedReply: 'campaigns',
+  accountStatus: 'messaging',
+} as const satisfies Record<string, Extract<ServiceName, 'messaging' | 'contacts' | 'campaigns'>>;
+export type ApiOperationName = keyof typeof API_OPERATION_OWNERS;
+export type ApiOperationOwner = (typeof API_OPERATION_OWNERS)[ApiOperationName];

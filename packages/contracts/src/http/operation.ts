@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+
+/** `token`: the organization's API token (spec §5.1); `admin`: the operator's bearer token. */
+export type OperationAuth = 'token' | 'admin' | 'none';
+
+/** One HTTP operation, described once for validation and for the OpenAPI document. */
+export interface Operation {
+  method: HttpMethod;
+  /** OpenAPI path template, e.g. `/admin/organizations/{company_id}/tokens`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  auth: OperationAuth;
+  request?: {
+    /** Path parameters; without it each `{name}` of the path is documented as a string. */
+    params?: z.ZodObject;
+    query?: z.ZodObject;
+    body?: z.ZodObject;
+  };
+  /** Success responses by HTTP status; error responses are added to every operation. */
+  responses: { [status: number]: z.ZodType };
+}
+
+export function defineOperation<const T extends Operation>(operation: T): T {
+  return operation;
+}

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { ErrorResponseSchema } from './envelope';
+import { GATEWAY_OPERATIONS } from './http/gateway-api';
+import type { Operation } from './http/operation';
+
+/** Every documented operation; an API file adds one line here. */
+export const ALL_OPERATIONS: readonly Operation[] = [...GATEWAY_OPERATIONS];
+
+type JsonSchema = Record<string, unknown>;
+export type OpenApiDocument = {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  jsonSchemaDialect: string;
+  servers: { url: string }[];
+  tags: { name: string }[];
+  paths: Record<string, Record<string, unknown>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: Record<string, unknown>;
+  };
+};
+
+const ERROR_SCHEMA_REF = { $ref: '#/components/schemas/ErrorResponse' };
+
+function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as JsonSchema;
+  return rest;
+}
+
+function jsonContent(schema: JsonSchema) {
+  return { 'application/json': { schema } };
+}
+
+function parameters(operation: Operation): unknown[] {
+  const placeholders = [...operation.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const path = operation.request?.params
+    ? objectParameters(operation.request.params, 'path')
+    : placeholders.map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      }));
+  const query = operation.request?.query ? objectParameters(operation.request.query, 'query') : [];
+  return [...path, ...query];
+}
+
+function objectParameters(schema: z.ZodObject, location: 'path' | 'query') {
+  const json = toJsonSchema(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === 'path' || required.has(name),
+    schema: property,
+  }));
+}
+
+const SECURITY: Record<Operation['auth'], Record<string, string[]>[]> = {
+  token: [{ tokenQuery: [] }, { tokenBearer: [] }],
+  admin: [{ adminBearer: [] }],
+  none: [],
+};
+
+function describeOperation(operation: Operation) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, schema] of Object.entries(operation.responses)) {
+    responses[status] = {
+      description: 'Success',
+      content: jsonContent(toJsonSchema(schema, 'output')),
+    };
+  }
+  const error = (description: string) => ({ description, content: jsonContent(ERROR_SCHEMA_REF) });
+  if (operation.auth !== 'none') responses['401'] = error('Invalid token');
+  if (operation.request) responses['422'] = error('Validation failed; the message names the field');
+  responses['4XX'] = error('Client error');
+  responses['5XX'] = error('Server or dependency error');
+
+  const body = operation.request?.body;
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.description ? { description: operation.description } : {}),
+    tags: [...operation.tags],
+    security: SECURITY[operation.auth],
+    parameters: parameters(operation),
+    ...(body
+      ? { requestBody: { required: true, content: jsonContent(toJsonSchema(body, 'input')) } }
+      : {}),
+    responses,
+  };
+}
+
+/** An OpenAPI 3.1 document of `operations`, generated from their zod schemas. */
+export function buildOpenApiDocument(
+  operations: readonly Operation[] = ALL_OPERATIONS,
+): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const operation of operations) {
+    paths[operation.path] ??= {};
+    paths[operation.path]![operation.method] = describeOperation(operation);
+  }
+  const tags = [...new Set(operations.flatMap((operation) => operation.tags))].sort();
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchboard API',
+      version: '0.1.0',
+      description:
+        'Business messaging on the WhatsApp Business Cloud API. Every error answers ' +
+        '`{status: "error", message, code}` with a real HTTP status.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: '/' }],
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { ErrorResponse: toJsonSchema(ErrorResponseSchema, 'output') },
+      securitySchemes: {
+        tokenQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description:
+            'The organization API token (spec §5.1). GET sends it as the `token` query ' +
+            'parameter; POST, PUT and DELETE may send it as the `token` field of the JSON body.',
+        },
+        tokenBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The organization API token as `Authorization: Bearer <token>`.',
+        },
+        adminBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The operator token (`ADMIN_TOKEN`) for the /admin routes.',
+        },
+      },
+    },
+  };
+}

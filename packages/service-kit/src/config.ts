@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Reads process.env once through a zod schema; an invalid config stops the process before it listens. */
+export function loadConfig<S extends z.ZodType<object>>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+): Readonly<z.infer<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join('.')}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return Object.freeze(result.data);
+}
+
+export const portSchema = (defaultPort: number) =>
+  z.coerce.number().int().min(0).max(65535).default(defaultPort);
+
+export const booleanFlag = (defaultValue: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(defaultValue ? 'true' : 'false')
+    .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/** The variables every service reads; a service extends this with its own. */
+export const baseConfigShape = {
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HOST: z.string().default('127.0.0.1'),
+  MONGODB_URL: z.string().url().default('mongodb://127.0.0.1:27017'),
+  /** Prepended to each service's database name; lets tests and parallel stacks share one server. */
+  MONGODB_DB_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_]*$/)
+    .default(''),
+  AMQP_URL: z.string().url().default('amqp://127.0.0.1:5672'),
+  INTERNAL_API_SECRET: z.string().min(16, 'must be at least 16 characters'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  HTTP_BODY_LIMIT: z.string().default('1mb'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+};
+
+export const baseConfigSchema = z.object(baseConfigShape);
+export type BaseConfig = z.infer<typeof baseConfigSchema>;

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { REQUEST_ID_HEADER } from '@switchboard/contracts';
+import type { Logger } from '../logger';
+import { errorMiddleware, notFoundHandler } from './error-middleware';
+import { healthRoutes, type ReadinessCheck } from './health-routes';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  bodyLimit?: string;
+  readinessChecks?: ReadinessCheck[];
+  /** Routes that need the raw request stream (signature checks, proxies), mounted before body parsing. */
+  rawRoutes?: (app: Express) => void;
+  routes: (app: Express) => void;
+}
+
+/** Every service's express app: request ids, bounded body parsing, health, and the spec's error envelope. */
+export function createHttpApp(options: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // Nested brackets in query strings (`custom[city]=Rome`) as in form bodies.
+  app.set('query parser', 'extended');
+
+  app.use(requestContext(options.logger));
+  app.use(healthRoutes(options.readinessChecks ?? []));
+  options.rawRoutes?.(app);
+
+  const limit = options.bodyLimit ?? '1mb';
+  app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
+  app.use(express.urlencoded({ extended: true, limit, parameterLimit: 1000 }));
+
+  options.routes(app);
+  app.use(notFoundHandler);
+  app.use(errorMiddleware);
+  return app;
+}
+
+export function requestLogger(res: Response): Logger {
+  return res.locals.logger as Logger;
+}
+
+export function requestId(res: Response): string {
+  return res.locals.requestId as string;
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function requestContext(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.header(REQUEST_ID_HEADER);
+    const id = incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    const started = process.hrtime.bigint();
+    res.locals.requestId = id;
+    res.locals.logger = logger.child({ requestId: id });
+    res.setHeader(REQUEST_ID_HEADER, id);
+    res.on('finish', () => {
+      if (req.path === '/livez' || req.path === '/readyz') return;
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      requestLogger(res).info(
+        { method: req.method, path: req.path, status: res.statusCode, durationMs },
+        'request',
+      );
+    });
+    next();
+  };
+}

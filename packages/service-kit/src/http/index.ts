@@ -1,0 +1,6 @@
+export * from './create-http-app';
+export * from './error-middleware';
+export * from './health-routes';
+export * from './internal-auth';
+export * from './not-implemented';
+export * from './start-http-server';

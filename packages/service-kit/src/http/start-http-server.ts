@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+
+export interface RunningHttpServer {
+  server: Server;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, and gives up on them after the timeout. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+export async function startHttpServer(
+  app: Express,
+  port: number,
+  host: string,
+): Promise<RunningHttpServer> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(port, host, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
+  });
+  // Behind a proxy or load balancer, idle sockets must outlive the proxy's own idle timeout.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: (timeoutMs) =>
+      new Promise<void>((resolve) => {
+        const deadline = setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, timeoutMs);
+        deadline.unref();
+        server.close(() => {
+          clearTimeout(deadline);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,43 @@
+import pino from 'pino';
+import type { Logger } from 'pino';
+
+export type { Logger };
+
+/** Paths whose values never reach a log line: tokens, secrets and credentials. */
+export const REDACTED_PATHS = [
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'app_secret',
+  '*.app_secret',
+  'access_token',
+  '*.access_token',
+  'api_key',
+  '*.api_key',
+  'password',
+  '*.password',
+  'req.headers.authorization',
+  'req.headers["x-internal-secret"]',
+  'req.headers.cookie',
+  'req.query.token',
+  'req.body.token',
+  'headers.authorization',
+  'headers["x-internal-secret"]',
+];
+
+export function createLogger(
+  service: string,
+  level: string,
+  destination?: pino.DestinationStream,
+): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

@@ -1,0 +1,109 @@
+import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
+import CircuitBreaker from 'opossum';
+import type { Logger } from './logger';
+
+export type OutboundFailureKind = 'timeout' | 'unreachable' | 'circuit_open';
+
+/** A call to a remote that produced no usable answer; callers map it to their own error. */
+export class OutboundError extends Error {
+  override readonly name = 'OutboundError';
+  constructor(
+    readonly client: string,
+    readonly kind: OutboundFailureKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Carries a response that counts against the breaker out of the breaker, then back to the caller. */
+class FailedResponse extends Error {
+  constructor(readonly response: AxiosResponse) {
+    super(`status ${response.status}`);
+  }
+}
+
+export interface OutboundClientOptions {
+  name: string;
+  logger: Logger;
+  baseURL?: string;
+  timeoutMs: number;
+  /** Statuses that count as the remote failing (they trip the breaker but still reach the caller). */
+  countsAsFailure?: (status: number) => boolean;
+  breaker?: {
+    errorThresholdPercentage?: number;
+    resetTimeoutMs?: number;
+    volumeThreshold?: number;
+  };
+}
+
+export interface OutboundClient {
+  readonly name: string;
+  /** Resolves with the response whatever its status; rejects only with an OutboundError. */
+  request<T = unknown>(config: AxiosRequestConfig): Promise<AxiosResponse<T>>;
+  isCircuitOpen(): boolean;
+  shutdown(): void;
+}
+
+const defaultCountsAsFailure = (status: number) =>
+  status === 502 || status === 503 || status === 504;
+
+/** The one way to call a remote: explicit timeout, no redirects, and a breaker so a dead remote fails fast. */
+export function createOutboundClient(options: OutboundClientOptions): OutboundClient {
+  const countsAsFailure = options.countsAsFailure ?? defaultCountsAsFailure;
+  const instance = axios.create({
+    baseURL: options.baseURL,
+    timeout: options.timeoutMs,
+    maxRedirects: 0,
+    validateStatus: () => true,
+  });
+  const breaker = new CircuitBreaker(
+    async (config: AxiosRequestConfig) => {
+      const response = await instance.request(config);
+      if (countsAsFailure(response.status)) throw new FailedResponse(response);
+      return response;
+    },
+    {
+      timeout: false,
+      errorThresholdPercentage: options.breaker?.errorThresholdPercentage ?? 50,
+      resetTimeout: options.breaker?.resetTimeoutMs ?? 10_000,
+      volumeThreshold: options.breaker?.volumeThreshold ?? 5,
+    },
+  );
+  const log = options.logger.child({ client: options.name });
+  breaker.on('open', () => log.warn('circuit opened'));
+  breaker.on('halfOpen', () => log.info('circuit half-open'));
+  breaker.on('close', () => log.info('circuit closed'));
+
+  return {
+    name: options.name,
+    async request<T>(config: AxiosRequestConfig): Promise<AxiosResponse<T>> {
+      try {
+        return (await breaker.fire(config)) as AxiosResponse<T>;
+      } catch (error) {
+        if (error instanceof FailedResponse) return error.response as AxiosResponse<T>;
+        throw toOutboundError(options.name, error);
+      }
+    },
+    isCircuitOpen: () => breaker.opened,
+    shutdown: () => breaker.shutdown(),
+  };
+}
+
+function toOutboundError(client: string, error: unknown): OutboundError {
+  const code = (error as { code?: string })?.code;
+  if (code === 'EOPENBREAKER') {
+    return new OutboundError(client, 'circuit_open', `${client} is failing; calls are paused`, {
+      cause: error,
+    });
+  }
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
+    return new OutboundError(client, 'timeout', `${client} did not answer in time`, {
+      cause: error,
+    });
+  }
+  return new OutboundError(client, 'unreachable', `${client} could not be reached`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,154 @@
+import { Router, type Express } from 'express';
+import type { Connection } from 'mongoose';
+import type { ServiceName } from '@switchboard/contracts';
+import { Broker } from './broker';
+import type { BaseConfig } from './config';
+import { createHttpApp } from './http/create-http-app';
+import { requireInternalSecret } from './http/internal-auth';
+import { startHttpServer } from './http/start-http-server';
+import { createLogger, type Logger } from './logger';
+import { connectMongo, isMongoReady } from './mongo';
+import { stopTelemetry } from './telemetry';
+
+export type ServiceConfig = BaseConfig & { PORT: number };
+
+export interface RuntimeDeps<C extends ServiceConfig> {
+  config: C;
+  logger: Logger;
+  db: Connection;
+  /** Undefined for a service started with `useBroker: false`. */
+  broker: Broker | undefined;
+}
+
+export interface ServiceParts {
+  /** Routes that read the raw request stream and skip the internal guard (signed provider webhooks, proxies). */
+  rawRoutes?: (app: Express) => void;
+  /** Routes after body parsing; behind the internal secret unless the service is public-facing. */
+  routes?: (router: Router) => void;
+  startConsumers?: () => Promise<void>;
+  /** Runs after HTTP and consumers have drained, before the broker and database close. */
+  onStop?: () => Promise<void>;
+}
+
+export interface ServiceRuntimeOptions<C extends ServiceConfig> {
+  service: ServiceName;
+  config: C;
+  logger?: Logger;
+  useBroker?: boolean;
+  /** Only the gateway faces the outside; every other service trusts nobody without the internal secret. */
+  publicFacing?: boolean;
+  setup: (deps: RuntimeDeps<C>) => ServiceParts | Promise<ServiceParts>;
+}
+
+export interface RunningService<C extends ServiceConfig> extends RuntimeDeps<C> {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The lifecycle every service shares: database, broker, HTTP, consumers — started in that order and
+ * stopped in reverse, so that in-flight work finishes before its dependencies close.
+ */
+export async function startServiceRuntime<C extends ServiceConfig>(
+  options: ServiceRuntimeOptions<C>,
+): Promise<RunningService<C>> {
+  const { config, service } = options;
+  const logger = options.logger ?? createLogger(service, config.LOG_LEVEL);
+  const db = await connectMongo({
+    url: config.MONGODB_URL,
+    dbName: `${config.MONGODB_DB_PREFIX}${service}`,
+    logger,
+  });
+
+  let broker: Broker | undefined;
+  let stopping = false;
+  try {
+    if (options.useBroker !== false) {
+      broker = new Broker({ url: config.AMQP_URL, connectionName: service, logger });
+    }
+    const parts = await options.setup({ config, logger, db, broker });
+    if (broker) await broker.start();
+
+    const app = createHttpApp({
+      logger,
+      bodyLimit: config.HTTP_BODY_LIMIT,
+      readinessChecks: [
+        { name: 'shutdown', check: () => !stopping },
+        { name: 'database', check: () => isMongoReady(db) },
+        ...(broker ? [{ name: 'broker', check: () => broker!.isConnected() }] : []),
+      ],
+      rawRoutes: parts.rawRoutes,
+      routes: (expressApp) => {
+        const router = Router();
+        if (!options.publicFacing) {
+          router.use(requireInternalSecret(config.INTERNAL_API_SECRET));
+          router.get('/internal/info', (_req, res) => {
+            res.json({ status: 'success', service });
+          });
+        }
+        parts.routes?.(router);
+        expressApp.use(router);
+      },
+    });
+    const http = await startHttpServer(app, config.PORT, config.HOST);
+    await parts.startConsumers?.();
+    logger.info({ port: http.port }, `${service} listening`);
+
+    return {
+      config,
+      logger,
+      db,
+      broker,
+      port: http.port,
+      url: `http://${config.HOST}:${http.port}`,
+      async stop() {
+        if (stopping) return;
+        stopping = true;
+        logger.info('stopping');
+        await broker?.cancelConsumers();
+        await http.close(config.SHUTDOWN_TIMEOUT_MS);
+        await parts.onStop?.();
+        await broker?.stop();
+        await db.close();
+        await stopTelemetry();
+        logger.info('stopped');
+      },
+    };
+  } catch (error) {
+    await broker?.stop().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The only place a process exits: starts the service, and stops it cleanly on SIGTERM or SIGINT. */
+export function runMain(name: string, start: () => Promise<{ stop(): Promise<void> }>): void {
+  const fallbackLogger = createLogger(name, process.env.LOG_LEVEL ?? 'info');
+  process.on('unhandledRejection', (reason) => {
+    fallbackLogger.error({ err: reason }, 'unhandled promise rejection');
+  });
+  start().then(
+    (running) => {
+      let signalled = false;
+      const shutdown = (signal: NodeJS.Signals) => {
+        if (signalled) return;
+        signalled = true;
+        fallbackLogger.info({ signal }, 'signal received');
+        running.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            fallbackLogger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', shutdown);
+      process.on('SIGINT', shutdown);
+    },
+    (error: unknown) => {
+      fallbackLogger.fatal({ err: error }, 'failed to start');
+      process.exit(1);
+    },
+  );
+}

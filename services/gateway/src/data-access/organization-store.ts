@@ -1,0 +1,88 @@
+import { Schema, type Connection } from 'mongoose';
+import { PLAN_NAMES, type Plan } from '@switchboard/contracts';
+import { nextId } from '@switchboard/service-kit';
+
+export interface Organization {
+  company_id: number;
+  name: string;
+  plan: Plan;
+  plan_started_at: Date;
+  created_at: Date;
+}
+
+export interface ApiToken {
+  token_id: string;
+  company_id: number;
+  token_hash: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const organizationSchema = new Schema<Organization>(
+  {
+    company_id: { type: Number, required: true, unique: true },
+    name: { type: String, required: true },
+    plan: { type: String, enum: PLAN_NAMES, required: true },
+    plan_started_at: { type: Date, required: true },
+    created_at: { type: Date, required: true },
+  },
+  { collection: 'organizations', versionKey: false },
+);
+
+const apiTokenSchema = new Schema<ApiToken>(
+  {
+    token_id: { type: String, required: true, unique: true },
+    company_id: { type: Number, required: true, index: true },
+    token_hash: { type: String, required: true, unique: true },
+    created_at: { type: Date, required: true },
+    revoked_at: { type: Date, default: null },
+  },
+  { collection: 'api_tokens', versionKey: false },
+);
+
+const projection = { _id: 0 } as const;
+
+export function createOrganizationStore(db: Connection) {
+  const Organizations = db.model('Organization', organizationSchema);
+  const ApiTokens = db.model('ApiToken', apiTokenSchema);
+
+  return {
+    async init(): Promise<void> {
+      await Promise.all([Organizations.init(), ApiTokens.init()]);
+    },
+
+    async insertOrganization(fields: Omit<Organization, 'company_id'>): Promise<Organization> {
+      const company_id = await nextId(db, 'organizations');
+      const organization = { company_id, ...fields };
+      await Organizations.create(organization);
+      return organization;
+    },
+
+    findOrganization(company_id: number): Promise<Organization | null> {
+      return Organizations.findOne({ company_id }, projection).lean<Organization>().exec();
+    },
+
+    async insertToken(token: ApiToken): Promise<void> {
+      await ApiTokens.create(token);
+    },
+
+    findActiveTokenByHash(token_hash: string): Promise<ApiToken | null> {
+      return ApiTokens.findOne({ token_hash, revoked_at: null }, projection)
+        .lean<ApiToken>()
+        .exec();
+    },
+
+    /** Returns the revoked token, or null when no active token has that id. */
+    revokeToken(token_id: string, now: Date): Promise<ApiToken | null> {
+      return ApiTokens.findOneAndUpdate(
+        { token_id, revoked_at: null },
+        { $set: { revoked_at: now } },
+        { new: true, projection },
+      )
+        .lean<ApiToken>()
+        .exec();
+    },
+  };
+}
+
+export type OrganizationStore = ReturnType<typeof createOrganizationStore>;

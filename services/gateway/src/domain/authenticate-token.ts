@@ -1,0 +1,45 @@
+import type { Organization, OrganizationStore } from '../data-access/organization-store';
+import { hashToken, hashesMatch } from './api-tokens';
+
+interface CacheEntry {
+  organization: Organization;
+  expiresAt: number;
+}
+
+const MAX_CACHED_TOKENS = 10_000;
+
+/**
+ * Resolves an API token to its organization. Verified tokens are cached briefly so that a busy
+ * client costs one database read per TTL; revoking through this gateway evicts at once, and other
+ * replicas stop accepting the token within the TTL.
+ */
+export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number) {
+  const cache = new Map<string, CacheEntry>();
+
+  return {
+    async authenticate(token: string | undefined, now = Date.now()): Promise<Organization | null> {
+      if (!token || token.length > 200) return null;
+      const hash = hashToken(token);
+      const cached = cache.get(hash);
+      if (cached && cached.expiresAt > now) return cached.organization;
+      cache.delete(hash);
+
+      const stored = await store.findActiveTokenByHash(hash);
+      if (!stored || !hashesMatch(stored.token_hash, hash)) return null;
+      const organization = await store.findOrganization(stored.company_id);
+      if (!organization) return null;
+
+      if (ttlMs > 0) {
+        if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
+        cache.set(hash, { organization, expiresAt: now + ttlMs });
+      }
+      return organization;
+    },
+
+    forget(tokenHash: string): void {
+      cache.delete(tokenHash);
+    },
+  };
+}
+
+export type TokenAuthenticator = ReturnType<typeof createTokenAuthenticator>;

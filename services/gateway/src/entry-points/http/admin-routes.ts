@@ -1,0 +1,60 @@
+import type { NextFunction, Request, Response, Router } from 'express';
+import {
+  CreateOrganizationRequestSchema,
+  type CreateOrganizationResponse,
+  type CreateTokenResponse,
+  type RevokeTokenResponse,
+} from '@switchboard/contracts';
+import { AppError, parseInput, secretsMatch } from '@switchboard/service-kit';
+import { z } from 'zod';
+import type { OrganizationStore } from '../../data-access/organization-store';
+import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import { createOrganization, issueToken } from '../../domain/manage-organizations';
+import { presentOrganization } from './present-organization';
+
+const CompanyIdParamSchema = z.object({ company_id: z.coerce.number().int().positive() });
+const TokenIdParamSchema = z.object({ token_id: z.string().regex(/^tok_[0-9a-f]{24}$/) });
+
+export interface AdminRouteDeps {
+  adminToken: string;
+  store: OrganizationStore;
+  authenticator: TokenAuthenticator;
+}
+
+export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
+  const requireAdmin = (req: Request, _res: Response, next: NextFunction) => {
+    const given = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
+    if (!given || !secretsMatch(given, deps.adminToken)) {
+      throw new AppError('invalid_token', 'Invalid admin token');
+    }
+    next();
+  };
+
+  router.post('/admin/organizations', requireAdmin, async (req, res) => {
+    const request = parseInput(CreateOrganizationRequestSchema, req.body ?? {});
+    const { organization, token, token_id } = await createOrganization(deps.store, request);
+    const body: CreateOrganizationResponse = {
+      status: 'success',
+      organization: presentOrganization(organization),
+      token,
+      token_id,
+    };
+    res.status(201).json(body);
+  });
+
+  router.post('/admin/organizations/:company_id/tokens', requireAdmin, async (req, res) => {
+    const { company_id } = parseInput(CompanyIdParamSchema, req.params);
+    const issued = await issueToken(deps.store, company_id);
+    const body: CreateTokenResponse = { status: 'success', ...issued };
+    res.status(201).json(body);
+  });
+
+  router.delete('/admin/tokens/:token_id', requireAdmin, async (req, res) => {
+    const { token_id } = parseInput(TokenIdParamSchema, req.params);
+    const revoked = await deps.store.revokeToken(token_id, new Date());
+    if (!revoked) throw new AppError('not_found', `Token ${token_id} not found`);
+    deps.authenticator.forget(revoked.token_hash);
+    const body: RevokeTokenResponse = { status: 'success', token_id, revoked: true };
+    res.json(body);
+  });
+}

@@ -1,0 +1,55 @@
+import type { Router } from 'express';
+import {
+  API_OPERATION_OWNERS,
+  buildOpenApiDocument,
+  type MeResponse,
+} from '@switchboard/contracts';
+import { AppError } from '@switchboard/service-kit';
+import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import type { ServiceProxy } from '../../outbound/service-proxy';
+import { authenticatedOrganization, requireToken } from './authenticate';
+import { presentOrganization } from './present-organization';
+
+/** Operation names match whatever case the client used; the owner always sees the spec's spelling. */
+const CANONICAL_OPERATIONS = new Map(
+  Object.keys(API_OPERATION_OWNERS).map((name) => [name.toLowerCase(), name]),
+);
+
+export function apiRoutes(
+  router: Router,
+  deps: { authenticator: TokenAuthenticator; proxy: ServiceProxy },
+): void {
+  const openApiDocument = buildOpenApiDocument();
+  const authenticate = requireToken(deps.authenticator);
+
+  router.get('/api/svc/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+
+  router.all('/api/svc/me', authenticate, (_req, res) => {
+    const body: MeResponse = {
+      status: 'success',
+      organization: presentOrganization(authenticatedOrganization(res)),
+    };
+    res.json(body);
+  });
+
+  router.all('/api/svc/:operation', authenticate, async (req, res) => {
+    const operation = CANONICAL_OPERATIONS.get(String(req.params.operation).toLowerCase());
+    if (!operation) {
+      throw new AppError('not_found', `Unknown operation ${String(req.params.operation)}`);
+    }
+    const owner = API_OPERATION_OWNERS[operation as keyof typeof API_OPERATION_OWNERS];
+    await deps.proxy.forward(
+      owner,
+      req,
+      res,
+      authenticatedOrganization(res),
+      `/api/svc/${operation}`,
+    );
+  });
+
+  router.use('/developer/webhooks', authenticate, async (req, res) => {
+    await deps.proxy.forward('webhooks', req, res, authenticatedOrganization(res));
+  });
+}

@@ -1,0 +1,26 @@
+import type { NextFunction, Request, Response } from 'express';
+import { INVALID_TOKEN_MESSAGE } from '@switchboard/contracts';
+import { AppError } from '@switchboard/service-kit';
+import type { Organization } from '../../data-access/organization-store';
+import type { TokenAuthenticator } from '../../domain/authenticate-token';
+
+/** Spec §5.1: `token` in the query (GET) or the body (POST, PUT, DELETE); a bearer header works too. */
+export function tokenFrom(req: Request): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
+  const body = req.body as Record<string, unknown> | undefined;
+  const candidates = [bearer, body?.token, req.query.token];
+  return candidates.find((value): value is string => typeof value === 'string' && value !== '');
+}
+
+export function requireToken(authenticator: TokenAuthenticator) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const organization = await authenticator.authenticate(tokenFrom(req));
+    if (!organization) throw new AppError('invalid_token', INVALID_TOKEN_MESSAGE);
+    res.locals.organization = organization;
+    next();
+  };
+}
+
+export function authenticatedOrganization(res: Response): Organization {
+  return res.locals.organization as Organization;
+}

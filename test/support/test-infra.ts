@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import mongoose from 'mongoose';
+
+export const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
+export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
+
+export const randomSecret = () => randomBytes(24).toString('hex');
+
+/** A database-name prefix of its own, so that test runs never see each other's data. */
+export const uniquePrefix = (label: string) => `t_${label}_${randomBytes(4).toString('hex')}_`;
+
+export async function dropDatabasesWithPrefix(prefix: string): Promise<void> {
+  const connection = await mongoose.createConnection(MONGODB_URL).asPromise();
+  try {
+    const admin = connection.db!.admin();
+    const { databases } = await admin.listDatabases({ nameOnly: true });
+    for (const { name } of databases) {
+      if (name.startsWith(prefix)) await connection.useDb(name).dropDatabase();
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** The first port of `count` consecutive free ports, from a random starting point. */
+export async function freePortBlock(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 2_000) * 10;
+    const checks = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
+    if (checks.every(Boolean)) return base;
+  }
+  throw new Error(`no block of ${count} free ports found`);
+}
