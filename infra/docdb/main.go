@@ -1,18 +1,34 @@
 // Command docdb runs FerretDB with its SQLite handler as a local, MongoDB-wire-compatible
 // server, so the project runs and tests on a machine where MongoDB cannot be installed.
+//
+// FerretDB 1.x applies an update by reading the document, changing it in Go and writing it
+// back, with nothing held in between (FerretDB issue #3040). Concurrent `$inc`, `$push`,
+// conditional updates and upserts on one document therefore lose updates, which breaks the
+// single-document atomicity that MongoDB guarantees and our counters and quotas rely on
+// (docs/architecture.md §11). So docdb does not expose FerretDB directly: FerretDB listens on
+// a private Unix socket and docdb proxies the wire protocol to it from the TCP address, letting
+// write commands into one database through one at a time. Reads are not held back.
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+	"go.mongodb.org/mongo-driver/bson"
 )
 
 func main() {
@@ -35,8 +51,16 @@ func main() {
 		fatal(err)
 	}
 
+	// A short private path: Unix socket paths are limited to about 100 bytes.
+	sockDir, err := os.MkdirTemp("", "docdb-")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(sockDir)
+	sock := filepath.Join(sockDir, "ferretdb.sock")
+
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Listener:  ferretdb.ListenerConfig{Unix: sock},
 		Logger:    logger,
 		Handler:   "sqlite",
 		SQLiteURL: "file:" + dir + "/",
@@ -45,11 +69,37 @@ func main() {
 		fatal(err)
 	}
 
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fatal(err)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+
 	logger.Info("docdb listening", "address", *listen, "data", dir)
-	if err := f.Run(ctx); err != nil && ctx.Err() == nil {
+	p := &proxy{upstream: sock, logger: logger}
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			logger.Warn("accept failed", "error", err)
+			continue
+		}
+		go p.serve(conn)
+	}
+
+	// FerretDB closes its connections on the way out, which ends every proxied one.
+	if err := <-done; err != nil {
 		fatal(err)
 	}
 }
@@ -57,4 +107,167 @@ func main() {
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "docdb:", err)
 	os.Exit(1)
+}
+
+// Wire protocol (https://www.mongodb.com/docs/manual/reference/mongodb-wire-protocol/).
+const (
+	headerLen      = 16
+	maxMessageLen  = 48 * 1024 * 1024
+	opReply        = 1
+	opQuery        = 2004
+	opGetMore      = 2005
+	opCompressed   = 2012
+	opMsg          = 2013
+	flagChecksum   = 1 << 0
+	flagMoreToCome = 1 << 1
+)
+
+// Commands that change data or metadata; each runs alone within its database.
+var writeCommands = map[string]bool{
+	"insert": true, "update": true, "delete": true, "findandmodify": true,
+	"create": true, "createindexes": true, "dropindexes": true, "drop": true,
+	"dropdatabase": true, "renamecollection": true, "collmod": true, "compact": true,
+}
+
+type proxy struct {
+	upstream string
+	logger   *slog.Logger
+	locks    sync.Map // database name -> *sync.Mutex
+}
+
+func (p *proxy) lockFor(db string) *sync.Mutex {
+	m, _ := p.locks.LoadOrStore(db, &sync.Mutex{})
+	return m.(*sync.Mutex)
+}
+
+// serve relays one client connection to its own FerretDB connection, request by request.
+func (p *proxy) serve(client net.Conn) {
+	defer client.Close()
+	up, err := net.Dial("unix", p.upstream)
+	if err != nil {
+		p.logger.Error("cannot reach FerretDB", "error", err)
+		return
+	}
+	defer up.Close()
+
+	fromClient := bufio.NewReader(client)
+	fromUp := bufio.NewReader(up)
+	for {
+		req, err := readMessage(fromClient)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				p.logger.Debug("client read failed", "error", err)
+			}
+			return
+		}
+		if err := p.relay(req, client, up, fromUp); err != nil {
+			p.logger.Debug("relay failed", "error", err)
+			return
+		}
+	}
+}
+
+// relay sends one request upstream and copies its reply (or replies) back to the client,
+// holding the database's write lock from sending the request to receiving the reply.
+func (p *proxy) relay(req []byte, client, up net.Conn, fromUp *bufio.Reader) error {
+	if db, ok := writeTarget(req); ok {
+		m := p.lockFor(db)
+		m.Lock()
+		defer m.Unlock()
+	}
+	if _, err := up.Write(req); err != nil {
+		return err
+	}
+	if !expectsReply(req) {
+		return nil
+	}
+	for {
+		reply, err := readMessage(fromUp)
+		if err != nil {
+			return err
+		}
+		// A client that went away must not stop us reading the reply: the lock is held until then.
+		_, werr := client.Write(reply)
+		if !moreToCome(reply) {
+			return werr
+		}
+	}
+}
+
+func readMessage(r *bufio.Reader) ([]byte, error) {
+	header, err := r.Peek(headerLen)
+	if err != nil {
+		if len(header) == 0 && errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		return nil, err
+	}
+	n := int(int32(binary.LittleEndian.Uint32(header)))
+	if n < headerLen || n > maxMessageLen {
+		return nil, fmt.Errorf("bad message length %d", n)
+	}
+	msg := make([]byte, n)
+	if _, err := io.ReadFull(r, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+func opCode(msg []byte) int32 { return int32(binary.LittleEndian.Uint32(msg[12:16])) }
+
+func msgFlags(msg []byte) uint32 {
+	if opCode(msg) != opMsg || len(msg) < headerLen+4 {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(msg[16:20])
+}
+
+func moreToCome(msg []byte) bool { return msgFlags(msg)&flagMoreToCome != 0 }
+
+func expectsReply(msg []byte) bool {
+	switch opCode(msg) {
+	case opMsg:
+		return !moreToCome(msg)
+	case opQuery, opGetMore, opCompressed:
+		return true
+	default: // legacy OP_INSERT, OP_UPDATE, OP_DELETE, OP_KILL_CURSORS: no reply
+		return false
+	}
+}
+
+// writeTarget returns the database of an OP_MSG write command.
+func writeTarget(msg []byte) (string, bool) {
+	body := msgBody(msg)
+	if body == nil {
+		return "", false
+	}
+	first, err := body.IndexErr(0)
+	if err != nil || !writeCommands[strings.ToLower(first.Key())] {
+		return "", false
+	}
+	db, _ := body.Lookup("$db").StringValueOK()
+	return db, true
+}
+
+// msgBody returns the kind-0 section of an OP_MSG, or nil.
+func msgBody(msg []byte) bson.Raw {
+	if opCode(msg) != opMsg || len(msg) < headerLen+5 {
+		return nil
+	}
+	end := len(msg)
+	if msgFlags(msg)&flagChecksum != 0 {
+		end -= 4
+	}
+	for i := headerLen + 4; i+5 <= end; {
+		kind := msg[i]
+		size := int(int32(binary.LittleEndian.Uint32(msg[i+1 : i+5])))
+		if size < 5 || i+1+size > end {
+			return nil
+		}
+		if kind == 0 {
+			return bson.Raw(msg[i+1 : i+1+size])
+		}
+		i += 1 + size
+	}
+	return nil
 }

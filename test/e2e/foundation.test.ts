@@ -9,6 +9,7 @@ import {
   MONGODB_URL,
   dropDatabasesWithPrefix,
   freePortBlock,
+  jsonBody,
   randomSecret,
   uniquePrefix,
 } from '../support/test-infra';
@@ -52,7 +53,7 @@ async function createOrganization(name: string) {
     body: JSON.stringify({ name, plan: 'free' }),
   });
   expect(response.status).toBe(201);
-  return CreateOrganizationResponseSchema.parse(await response.json());
+  return CreateOrganizationResponseSchema.parse(await jsonBody(response));
 }
 
 describe('the whole system, every service its own process, through the gateway', () => {
@@ -62,7 +63,7 @@ describe('the whole system, every service its own process, through the gateway',
 
     const response = await fetch(`${gateway}/api/svc/me?token=${created.token}`);
     expect(response.status).toBe(200);
-    const me = MeResponseSchema.parse(await response.json());
+    const me = MeResponseSchema.parse(await jsonBody(response));
     expect(me.organization).toEqual(created.organization);
   });
 
@@ -73,7 +74,7 @@ describe('the whole system, every service its own process, through the gateway',
       body: JSON.stringify({ name: 'Nope' }),
     });
     expect(response.status).toBe(401);
-    expect(ErrorResponseSchema.parse(await response.json()).code).toBe('invalid_token');
+    expect(ErrorResponseSchema.parse(await jsonBody(response)).code).toBe('invalid_token');
   });
 
   test('when a POST carries the token in a JSON body, then it reaches its owner with that organization', async () => {
@@ -83,7 +84,7 @@ describe('the whole system, every service its own process, through the gateway',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token, name: 'Ana', phone: '393471234567' }),
     });
-    const body = await response.json();
+    const body = await jsonBody(response);
     // contacts answers for an operation it does not serve yet, naming the organization it was told.
     expect(response.status).toBe(501);
     expect(body).toMatchObject({ status: 'error', code: 'not_implemented' });
@@ -97,7 +98,7 @@ describe('the whole system, every service its own process, through the gateway',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token, phone: '393471234567', message: 'hi' }).toString(),
     });
-    const body = await response.json();
+    const body = await jsonBody(response);
     expect(response.status).toBe(501);
     expect(body.message).toContain('sendMessageToPhoneNumber');
     expect(body.company_id).toBe(organization.company_id);
@@ -107,7 +108,7 @@ describe('the whole system, every service its own process, through the gateway',
     for (const url of [`${gateway}/api/svc/me?token=wrong`, `${gateway}/api/svc/getContacts`]) {
       const response = await fetch(url);
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({
+      expect(await jsonBody(response)).toEqual({
         status: 'error',
         message: 'Invalid token',
         code: 'invalid_token',
@@ -125,7 +126,7 @@ describe('the whole system, every service its own process, through the gateway',
     const { token } = await createOrganization('Typo Co');
     const response = await fetch(`${gateway}/api/svc/sendSmokeSignal?token=${token}`);
     expect(response.status).toBe(404);
-    expect(ErrorResponseSchema.parse(await response.json()).code).toBe('not_found');
+    expect(ErrorResponseSchema.parse(await jsonBody(response)).code).toBe('not_found');
   });
 
   test('when a service is called directly on /internal/* without the secret, then it refuses', async () => {
@@ -135,7 +136,7 @@ describe('the whole system, every service its own process, through the gateway',
       const allowed = await fetch(`${system.urls[service]}/internal/info`, {
         headers: { [INTERNAL_SECRET_HEADER]: internalSecret },
       });
-      expect(await allowed.json()).toEqual({ status: 'success', service });
+      expect(await jsonBody(allowed)).toEqual({ status: 'success', service });
     }
   });
 
@@ -156,13 +157,13 @@ describe('the whole system, every service its own process, through the gateway',
       const started = Date.now();
       const down = await fetch(`${gateway}/api/svc/getContacts?token=${token}`);
       expect(down.status).toBe(503);
-      expect(ErrorResponseSchema.parse(await down.json()).code).toBe('dependency_unavailable');
+      expect(ErrorResponseSchema.parse(await jsonBody(down)).code).toBe('dependency_unavailable');
       expect(Date.now() - started).toBeLessThan(5_000);
 
       const me = await fetch(`${gateway}/api/svc/me?token=${token}`);
       expect(me.status).toBe(200);
       const messaging = await fetch(`${gateway}/api/svc/getMessages?token=${token}&contact_id=1`);
-      expect((await messaging.json()).company_id).toBe(organization.company_id);
+      expect((await jsonBody(messaging)).company_id).toBe(organization.company_id);
     } finally {
       await system.startService('contacts');
     }
@@ -172,7 +173,7 @@ describe('the whole system, every service its own process, through the gateway',
 
   test('when the OpenAPI document is requested, then it describes the gateway operations', async () => {
     const response = await fetch(`${gateway}/api/svc/openapi.json`);
-    const document = await response.json();
+    const document = await jsonBody(response);
     expect(document.openapi).toBe('3.1.0');
     expect(document.paths['/api/svc/me']).toBeDefined();
     expect(document.paths['/admin/organizations']).toBeDefined();

@@ -40,3 +40,11 @@ export async function freePortBlock(count: number): Promise<number> {
   }
   throw new Error(`no block of ${count} free ports found`);
 }
+
+/** A response body as a loosely typed object, for tests that assert on a few of its fields. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type LooseJson = Record<string, any>;
+
+export async function jsonBody(response: Response): Promise<LooseJson> {
+  return (await response.json()) as LooseJson;
+}

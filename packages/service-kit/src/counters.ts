@@ -14,17 +14,26 @@ export async function allocateIds(
   name: string,
   count = 1,
 ): Promise<number> {
-  if (!Number.isInteger(count) || count < 1)
+  if (!Number.isInteger(count) || count < 1) {
     throw new RangeError('count must be a positive integer');
-  const counter = await connection
-    .collection<CounterDocument>('counters')
-    .findOneAndUpdate(
+  }
+  const counters = connection.collection<CounterDocument>('counters');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const counter = await counters.findOneAndUpdate(
       { _id: name },
       { $inc: { seq: count } },
-      { upsert: true, returnDocument: 'after' },
+      { returnDocument: 'after' },
     );
-  if (!counter) throw new Error(`counter ${name} was not returned`);
-  return counter.seq - count + 1;
+    if (counter) return counter.seq - count + 1;
+    // First use of this counter. Concurrent upserts through findOneAndUpdate race on FerretDB
+    // (duplicate values or E11000), so the document is created on its own, then incremented.
+    await counters
+      .updateOne({ _id: name }, { $setOnInsert: { seq: 0 } }, { upsert: true })
+      .catch((error: { code?: number }) => {
+        if (error.code !== 11000) throw error;
+      });
+  }
+  throw new Error(`counter ${name} could not be created`);
 }
 
 export function nextId(connection: Connection, name: string): Promise<number> {

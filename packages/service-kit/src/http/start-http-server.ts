@@ -29,12 +29,13 @@ export async function startHttpServer(
     port: (server.address() as AddressInfo).port,
     close: (timeoutMs) =>
       new Promise<void>((resolve) => {
+        // Keep-alive sockets go idle as their in-flight requests finish; close each as it does.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const deadline = setTimeout(() => {
           server.closeAllConnections();
-          resolve();
         }, timeoutMs);
-        deadline.unref();
         server.close(() => {
+          clearInterval(sweep);
           clearTimeout(deadline);
           resolve();
         });

@@ -8,6 +8,7 @@ import {
   orgContext,
   requireInternalSecret,
 } from '../../src';
+import { jsonBody } from '../../../../test/support/test-infra';
 
 const secret = 'internal-secret-for-tests';
 let server: Server;
@@ -57,7 +58,7 @@ describe('createHttpApp', () => {
   test('when the JSON body is malformed, then the answer is 400 with the error envelope', async () => {
     const response = await postJson('/echo', '{"name": ');
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({
+    expect(await jsonBody(response)).toEqual({
       status: 'error',
       message: 'Request body is not valid JSON',
       code: 'malformed_json',
@@ -67,7 +68,7 @@ describe('createHttpApp', () => {
   test('when the body is over the limit, then the answer is 413', async () => {
     const response = await postJson('/echo', JSON.stringify({ text: 'x'.repeat(2048) }));
     expect(response.status).toBe(413);
-    expect((await response.json()).code).toBe('payload_too_large');
+    expect((await jsonBody(response)).code).toBe('payload_too_large');
   });
 
   test('when form bodies and query strings use brackets, then they parse into nested objects', async () => {
@@ -76,7 +77,7 @@ describe('createHttpApp', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'name=Ana&custom[city]=Rome&data[order][id]=7',
     });
-    expect(await form.json()).toEqual({
+    expect(await jsonBody(form)).toEqual({
       body: { name: 'Ana', custom: { city: 'Rome' }, data: { order: { id: '7' } } },
       query: { filter: { group: '7' } },
     });
@@ -85,7 +86,7 @@ describe('createHttpApp', () => {
   test('when a route throws an AppError, then its status, code and details are answered', async () => {
     const response = await fetch(base + '/conflict');
     expect(response.status).toBe(409);
-    expect(await response.json()).toEqual({
+    expect(await jsonBody(response)).toEqual({
       status: 'error',
       message: 'Already there',
       code: 'conflict',
@@ -109,7 +110,7 @@ describe('createHttpApp', () => {
   test('when no route matches, then the answer is a 404 envelope', async () => {
     const response = await fetch(base + '/nowhere');
     expect(response.status).toBe(404);
-    expect((await response.json()).code).toBe('not_found');
+    expect((await jsonBody(response)).code).toBe('not_found');
   });
 
   test('when a request id is sent, then it is echoed; otherwise one is generated', async () => {
@@ -123,7 +124,7 @@ describe('createHttpApp', () => {
     expect((await fetch(base + '/livez')).status).toBe(200);
     const ready = await fetch(base + '/readyz');
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { database: false } });
+    expect(await jsonBody(ready)).toEqual({ status: 'unavailable', checks: { database: false } });
   });
 
   test('when an internal route is called without the secret, then it is refused; with it, org headers are read', async () => {
@@ -140,6 +141,6 @@ describe('createHttpApp', () => {
         'x-org-plan-started-at': new Date().toISOString(),
       },
     });
-    expect(await allowed.json()).toEqual({ company_id: 42 });
+    expect(await jsonBody(allowed)).toEqual({ company_id: 42 });
   });
 });

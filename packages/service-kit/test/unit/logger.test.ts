@@ -20,12 +20,12 @@ describe('createLogger', () => {
       {
         token: 'tok-value',
         webhook: { secret: 'whsec_value' },
-        req: { headers: { authorization: 'Bearer abc', 'x-internal-secret': 'internal' } },
+        req: { headers: { authorization: 'Bearer abc', 'x-internal-secret': 'shared-value' } },
       },
       'something happened',
     );
     const line = lines.join('');
-    for (const value of ['tok-value', 'whsec_value', 'Bearer abc', 'internal']) {
+    for (const value of ['tok-value', 'whsec_value', 'Bearer abc', 'shared-value']) {
       expect(line).not.toContain(value);
     }
     expect(JSON.parse(line)).toMatchObject({ service: 'test', msg: 'something happened' });

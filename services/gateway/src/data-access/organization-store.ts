@@ -73,14 +73,18 @@ export function createOrganizationStore(db: Connection) {
     },
 
     /** Returns the revoked token, or null when no active token has that id. */
-    revokeToken(token_id: string, now: Date): Promise<ApiToken | null> {
-      return ApiTokens.findOneAndUpdate(
+    async revokeToken(token_id: string, now: Date): Promise<ApiToken | null> {
+      // No projection here: FerretDB does not implement `fields` in findAndModify.
+      const revoked = await ApiTokens.findOneAndUpdate(
         { token_id, revoked_at: null },
         { $set: { revoked_at: now } },
-        { new: true, projection },
+        { returnDocument: 'after' },
       )
-        .lean<ApiToken>()
+        .lean<ApiToken & { _id: unknown }>()
         .exec();
+      if (!revoked) return null;
+      const { _id, ...token } = revoked;
+      return token;
     },
   };
 }
