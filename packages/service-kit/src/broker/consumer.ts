@@ -1,0 +1,229 @@
+import type { Channel, ChannelModel, ConsumeMessage, Options } from 'amqplib';
+import type { Logger } from 'pino';
+import { CONSUMER_RETRY_DELAY_MS } from '@switchboard/contracts';
+import { decideOutcome, type Outcome } from './decide-outcome';
+import {
+  ATTEMPTS_HEADER,
+  attemptsMade,
+  forwardedProperties,
+  originalRoutingKey,
+} from './message-properties';
+import type { BrokerEvents, ConsumeOptions, MessageHandler, MessageOutcome } from './types';
+
+export interface ConsumerDeps {
+  logger: Logger;
+  /** Publishes to the default exchange through the broker's confirm channel; resolves once confirmed. */
+  publish(queue: string, content: Buffer, properties: Options.Publish): Promise<void>;
+  report(
+    event: Exclude<keyof BrokerEvents, 'connected' | 'disconnected'>,
+    outcome: MessageOutcome,
+  ): void;
+  /** The channel closed under an active subscription while the connection stayed up. */
+  onChannelLost(consumer: Subscription): void;
+}
+
+/** What the broker needs from a consumer, whatever its message type. */
+export interface Subscription {
+  readonly queue: string;
+  readonly isCancelled: boolean;
+  subscribe(connection: ChannelModel): Promise<void>;
+  cancel(): Promise<void>;
+  inFlightWork(): Promise<void>[];
+  close(): Promise<void>;
+}
+
+/**
+ * One queue's subscription, on its own channel (so its prefetch and any channel error stay its
+ * own), with its `*.retry` and `*.dead` queues. Every delivery ends acked, or forwarded to one of
+ * those queues and then acked, or — when forwarding fails — unacked, for redelivery.
+ */
+export class Consumer<T> implements Subscription {
+  readonly retryQueue: string;
+  readonly deadQueue: string;
+  private channel: Channel | undefined;
+  private consumerTag: string | undefined;
+  private cancelled = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly options: Required<ConsumeOptions<T>>;
+
+  constructor(
+    readonly queue: string,
+    private readonly handler: MessageHandler<T>,
+    options: ConsumeOptions<T>,
+    private readonly deps: ConsumerDeps,
+  ) {
+    this.options = {
+      ...options,
+      maxAttempts: options.maxAttempts ?? 5,
+      retryDelayMs: options.retryDelayMs ?? CONSUMER_RETRY_DELAY_MS,
+    };
+    const { prefetch, maxAttempts, retryDelayMs } = this.options;
+    const atLeast = (n: number, min: number) => Number.isInteger(n) && n >= min;
+    if (!atLeast(prefetch, 1) || !atLeast(maxAttempts, 1) || !atLeast(retryDelayMs, 0)) {
+      throw new RangeError('prefetch and maxAttempts must be integers >= 1, retryDelayMs >= 0');
+    }
+    this.retryQueue = `${queue}.retry`;
+    this.deadQueue = `${queue}.dead`;
+  }
+
+  get isCancelled(): boolean {
+    return this.cancelled;
+  }
+
+  async subscribe(connection: ChannelModel): Promise<void> {
+    if (this.channel || this.cancelled) return;
+    const channel = await connection.createChannel();
+    channel.on('error', (error: Error) =>
+      this.deps.logger.warn({ err: error, queue: this.queue }, 'consumer channel error'),
+    );
+    channel.on('close', () => this.onChannelClosed(channel));
+    this.channel = channel;
+    this.consumerTag = undefined;
+    try {
+      await channel.assertQueue(this.deadQueue, { durable: true });
+      await channel.assertQueue(this.retryQueue, {
+        durable: true,
+        messageTtl: this.options.retryDelayMs,
+        deadLetterExchange: '',
+        deadLetterRoutingKey: this.queue,
+      });
+      await channel.prefetch(this.options.prefetch);
+      const { consumerTag } = await channel.consume(this.queue, (message) =>
+        this.receive(channel, message),
+      );
+      this.consumerTag = consumerTag;
+      if (this.cancelled) await channel.cancel(consumerTag);
+    } catch (error) {
+      this.channel = undefined;
+      await channel.close().catch(() => undefined);
+      throw error;
+    }
+    this.deps.logger.info({ queue: this.queue, prefetch: this.options.prefetch }, 'consuming');
+  }
+
+  /** Stops new deliveries; those already received still finish on the open channel. */
+  async cancel(): Promise<void> {
+    this.cancelled = true;
+    const { channel, consumerTag } = this;
+    if (channel && consumerTag) {
+      await channel.cancel(consumerTag).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, queue: this.queue }, 'consumer cancel failed');
+      });
+    }
+  }
+
+  inFlightWork(): Promise<void>[] {
+    return [...this.inFlight];
+  }
+
+  async close(): Promise<void> {
+    const channel = this.channel;
+    this.channel = undefined;
+    await channel?.close().catch(() => undefined);
+  }
+
+  // Deferred, so that when the whole connection closes (channels first) the broker sees that first.
+  private onChannelClosed(channel: Channel): void {
+    if (this.channel !== channel) return;
+    const wasConsuming = this.consumerTag !== undefined;
+    this.channel = undefined;
+    this.consumerTag = undefined;
+    if (wasConsuming && !this.cancelled) setImmediate(() => this.deps.onChannelLost(this));
+  }
+
+  private receive(channel: Channel, message: ConsumeMessage | null): void {
+    if (message === null) {
+      // The broker cancelled us (e.g. the queue was deleted): close, and resubscribe after a pause.
+      this.deps.logger.warn({ queue: this.queue }, 'consumer cancelled by the broker');
+      void channel.close().catch(() => undefined);
+      return;
+    }
+    const work: Promise<void> = this.settle(channel, message)
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error, queue: this.queue }, 'message left unsettled');
+      })
+      .finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
+  }
+
+  private async settle(channel: Channel, message: ConsumeMessage): Promise<void> {
+    const attempt = attemptsMade(message) + 1;
+    const messageId: unknown = message.properties.messageId;
+    const report: MessageOutcome = {
+      queue: this.queue,
+      messageId: String(messageId ?? ''),
+      attempt,
+    };
+    const outcome: Outcome =
+      typeof messageId === 'string' && messageId !== ''
+        ? await decideOutcome(message.content, {
+            schema: this.options.schema,
+            attempt,
+            maxAttempts: this.options.maxAttempts,
+            handle: (body) =>
+              this.handler(body, {
+                messageId,
+                headers: message.properties.headers ?? {},
+                routingKey: originalRoutingKey(message),
+                redelivered: message.fields.redelivered,
+                attempt,
+              }),
+          })
+        : { action: 'park', reason: 'missing messageId' };
+    const log = this.deps.logger.child({ queue: this.queue, messageId: report.messageId, attempt });
+
+    if (outcome.action === 'ack') {
+      if (this.ack(channel, message, log)) this.deps.report('message:acked', report);
+      return;
+    }
+    if (outcome.action === 'retry') {
+      log.warn({ err: outcome.error, reason: outcome.reason }, 'message failed; retrying');
+      const headers = { [ATTEMPTS_HEADER]: attempt };
+      if (await this.forward(channel, message, this.retryQueue, headers, log)) {
+        this.deps.report('message:retried', { ...report, reason: outcome.reason });
+      }
+      return;
+    }
+    log.error({ err: outcome.error, reason: outcome.reason }, 'parking message');
+    const headers = {
+      'x-dead-reason': outcome.reason,
+      'x-dead-queue': this.queue,
+      [ATTEMPTS_HEADER]: attempt,
+      'x-dead-at': new Date().toISOString(),
+    };
+    if (await this.forward(channel, message, this.deadQueue, headers, log)) {
+      this.deps.report('message:parked', { ...report, reason: outcome.reason });
+    }
+  }
+
+  /** Copies the message to `queue`, then acks it; on any failure leaves it unacked, never dropped. */
+  private async forward(
+    channel: Channel,
+    message: ConsumeMessage,
+    queue: string,
+    headers: Record<string, unknown>,
+    log: Logger,
+  ): Promise<boolean> {
+    if (this.channel !== channel) {
+      log.warn('channel lost before the message was settled; it will be redelivered');
+      return false;
+    }
+    try {
+      await this.deps.publish(queue, message.content, forwardedProperties(message, headers));
+    } catch (error) {
+      log.error({ err: error, to: queue }, 'could not forward the message; left unacked');
+      return false;
+    }
+    return this.ack(channel, message, log);
+  }
+
+  private ack(channel: Channel, message: ConsumeMessage, log: Logger): boolean {
+    try {
+      channel.ack(message);
+      return true;
+    } catch (error) {
+      log.warn({ err: error }, 'ack failed; the message will be redelivered');
+      return false;
+    }
+  }
+}

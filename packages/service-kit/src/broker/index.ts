@@ -1,0 +1,12 @@
+export { DEFAULT_RECONNECT_DELAY_MS, reconnectDelayMs, type DelayRange } from './backoff';
+export { Broker } from './broker';
+export { PermanentError, PublishError, type PublishFailureKind } from './errors';
+export type {
+  BrokerEvents,
+  BrokerOptions,
+  ConsumeOptions,
+  MessageContext,
+  MessageHandler,
+  MessageOutcome,
+  PublishOptions,
+} from './types';
