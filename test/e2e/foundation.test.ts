@@ -5,10 +5,10 @@ import {
   MeResponseSchema,
 } from '@switchboard/contracts';
 import {
-  AMQP_URL,
   MONGODB_URL,
   dropDatabasesWithPrefix,
   freePortBlock,
+  isolatedAmqpUrl,
   jsonBody,
   randomSecret,
   uniquePrefix,
@@ -22,14 +22,15 @@ const adminToken = randomSecret();
 const internalSecret = randomSecret();
 let system: LaunchedSystem;
 let gateway: string;
+let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
 const output: string[] = [];
 
 beforeAll(async () => {
+  broker = await isolatedAmqpUrl('e2e');
   system = await launchSystem({
     env: {
       MONGODB_URL,
-      AMQP_URL,
-      MONGODB_DB_PREFIX: prefix,
+          MONGODB_DB_PREFIX: prefix,
       ADMIN_API_TOKEN: adminToken,
       INTERNAL_API_SECRET: internalSecret,
       LOG_LEVEL: 'info',
@@ -44,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await system?.stop();
   await dropDatabasesWithPrefix(prefix);
+  await broker?.drop();
 });
 
 async function createOrganization(name: string) {

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 import mongoose from 'mongoose';
 
@@ -47,4 +49,27 @@ export type LooseJson = Record<string, any>;
 
 export async function jsonBody(response: Response): Promise<LooseJson> {
   return (await response.json()) as LooseJson;
+}
+
+const run = promisify(execFile);
+
+/**
+ * A RabbitMQ virtual host of its own for one test file, so that services started by different
+ * test files never consume each other's messages and may declare queues with other arguments.
+ * Returns the AMQP URL to use and a function that deletes the vhost.
+ */
+export async function isolatedAmqpUrl(
+  label: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const vhost = uniquePrefix(label).slice(0, -1);
+  await run('rabbitmqctl', ['add_vhost', vhost]);
+  await run('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
+  const url = new URL(AMQP_URL);
+  url.pathname = `/${encodeURIComponent(vhost)}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await run('rabbitmqctl', ['delete_vhost', vhost]);
+    },
+  };
 }
