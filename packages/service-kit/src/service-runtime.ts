@@ -1,7 +1,7 @@
 import { Router, type Express } from 'express';
 import type { Connection } from 'mongoose';
-import type { ServiceName } from '@switchboard/contracts';
-import { Broker } from './broker';
+import { topologyFor, type ServiceName, type TopologyDeclaration } from '@switchboard/contracts';
+import { Broker, assertTopology } from './broker';
 import type { BaseConfig } from './config';
 import { createHttpApp } from './http/create-http-app';
 import { requireInternalSecret } from './http/internal-auth';
@@ -35,6 +35,8 @@ export interface ServiceRuntimeOptions<C extends ServiceConfig> {
   config: C;
   logger?: Logger;
   useBroker?: boolean;
+  /** The exchanges, queues and bindings asserted on every connection; defaults to the service's part of the shared topology. */
+  topology?: readonly TopologyDeclaration[];
   /** Only the gateway faces the outside; every other service trusts nobody without the internal secret. */
   publicFacing?: boolean;
   setup: (deps: RuntimeDeps<C>) => ServiceParts | Promise<ServiceParts>;
@@ -66,6 +68,8 @@ export async function startServiceRuntime<C extends ServiceConfig>(
   try {
     if (options.useBroker !== false) {
       broker = new Broker({ url: config.AMQP_URL, connectionName: service, logger });
+      const topology = options.topology ?? topologyFor(service);
+      broker.onConnect((channel) => assertTopology(channel, topology));
     }
     const parts = await options.setup({ config, logger, db, broker });
     if (broker) await broker.start();

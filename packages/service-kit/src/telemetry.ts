@@ -14,12 +14,10 @@ let sdk: SdkNode.NodeSDK | undefined;
 export function startTelemetry(serviceName: string, env = process.env): boolean {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT || sdk) return Boolean(sdk);
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
-  const { NodeSDK } =
-    require('@opentelemetry/sdk-node') as typeof SdkNode;
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof SdkNode;
   const { OTLPTraceExporter } =
     require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
-  const { HttpInstrumentation } =
-    require('@opentelemetry/instrumentation-http') as typeof HttpInst;
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof HttpInst;
   const { ExpressInstrumentation } =
     require('@opentelemetry/instrumentation-express') as typeof ExpressInst;
   const { AmqplibInstrumentation } =

@@ -1,4 +1,5 @@
 export { DEFAULT_RECONNECT_DELAY_MS, reconnectDelayMs, type DelayRange } from './backoff';
+export { assertTopology } from './assert-topology';
 export { Broker } from './broker';
 export { PermanentError, PublishError, type PublishFailureKind } from './errors';
 export type {

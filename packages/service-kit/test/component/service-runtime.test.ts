@@ -1,6 +1,9 @@
 import { baseConfigSchema, startServiceRuntime, type ServiceConfig } from '../../src';
+import { connect } from 'amqplib';
+import { QUEUES, WEBHOOK_RETRY_STEPS } from '@switchboard/contracts';
 import {
   AMQP_URL,
+  isolatedAmqpUrl,
   MONGODB_URL,
   dropDatabasesWithPrefix,
   randomSecret,
@@ -43,6 +46,34 @@ describe('startServiceRuntime', () => {
       expect(await info.json()).toEqual({ status: 'success', service: 'contacts' });
     } finally {
       await service.stop();
+    }
+  });
+
+  test('when a broker-using service starts, then its part of the shared topology exists', async () => {
+    const vhost = await isolatedAmqpUrl('runtime');
+    const service = await startServiceRuntime({
+      service: 'webhooks',
+      config: { ...config, AMQP_URL: vhost.url },
+      setup: () => ({}),
+    });
+    const connection = await connect(vhost.url);
+    try {
+      const channel = await connection.createChannel();
+      channel.on('error', () => undefined);
+      await channel.checkQueue(QUEUES.webhooksDeliveries);
+      await channel.checkQueue(WEBHOOK_RETRY_STEPS[0].queue);
+      await channel.checkExchange('svc.webhooks.retry');
+      // Re-declaring with other arguments is refused: the arguments really are the contract's.
+      await expect(
+        channel.assertQueue(WEBHOOK_RETRY_STEPS[0].queue, {
+          durable: true,
+          arguments: { 'x-message-ttl': 1 },
+        }),
+      ).rejects.toThrow(/PRECONDITION_FAILED/);
+    } finally {
+      await connection.close().catch(() => undefined);
+      await service.stop();
+      await vhost.drop();
     }
   });
 
