@@ -7,7 +7,7 @@
 // single-document atomicity that MongoDB guarantees and our counters and quotas rely on
 // (docs/architecture.md §11). So docdb does not expose FerretDB directly: FerretDB listens on
 // a private Unix socket and docdb proxies the wire protocol to it from the TCP address, letting
-// write commands into one database through one at a time. Reads are not held back.
+// write commands into one collection through one at a time. Reads are not held back.
 package main
 
 import (
@@ -51,6 +51,12 @@ func main() {
 		fatal(err)
 	}
 
+	// First, so that a taken port fails before anything else is set up.
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fatal(err)
+	}
+
 	// A short private path: Unix socket paths are limited to about 100 bytes.
 	sockDir, err := os.MkdirTemp("", "docdb-")
 	if err != nil {
@@ -66,11 +72,7 @@ func main() {
 		SQLiteURL: "file:" + dir + "/",
 	})
 	if err != nil {
-		fatal(err)
-	}
-
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
+		os.RemoveAll(sockDir)
 		fatal(err)
 	}
 
@@ -85,7 +87,7 @@ func main() {
 	}()
 
 	logger.Info("docdb listening", "address", *listen, "data", dir)
-	p := &proxy{upstream: sock, logger: logger}
+	p := &proxy{ctx: ctx, upstream: sock, logger: logger}
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -98,7 +100,7 @@ func main() {
 		go p.serve(conn)
 	}
 
-	// FerretDB closes its connections on the way out, which ends every proxied one.
+	// Proxied connections close themselves on ctx; FerretDB then finishes and closes SQLite.
 	if err := <-done; err != nil {
 		fatal(err)
 	}
@@ -113,7 +115,6 @@ func fatal(err error) {
 const (
 	headerLen      = 16
 	maxMessageLen  = 48 * 1024 * 1024
-	opReply        = 1
 	opQuery        = 2004
 	opGetMore      = 2005
 	opCompressed   = 2012
@@ -122,22 +123,43 @@ const (
 	flagMoreToCome = 1 << 1
 )
 
-// Commands that change data or metadata; each runs alone within its database.
+// Commands that change data or metadata. Those naming a collection run alone within it; the
+// others (dropDatabase, renameCollection) run alone within their database.
 var writeCommands = map[string]bool{
 	"insert": true, "update": true, "delete": true, "findandmodify": true,
 	"create": true, "createindexes": true, "dropindexes": true, "drop": true,
-	"dropdatabase": true, "renamecollection": true, "collmod": true, "compact": true,
+	"collmod": true, "compact": true,
+	"dropdatabase": true, "renamecollection": true,
 }
 
 type proxy struct {
+	ctx      context.Context // done: every proxied connection is closed
 	upstream string
 	logger   *slog.Logger
-	locks    sync.Map // database name -> *sync.Mutex
+	dbs      sync.Map // database name -> *dbLocks
 }
 
-func (p *proxy) lockFor(db string) *sync.Mutex {
-	m, _ := p.locks.LoadOrStore(db, &sync.Mutex{})
-	return m.(*sync.Mutex)
+type dbLocks struct {
+	whole       sync.RWMutex // held shared by collection writes, exclusively by database-wide ones
+	collections sync.Map     // collection name -> *sync.Mutex
+}
+
+// lock takes the write lock for a collection, or for the whole database when coll is empty.
+func (p *proxy) lock(db, coll string) (unlock func()) {
+	v, _ := p.dbs.LoadOrStore(db, &dbLocks{})
+	d := v.(*dbLocks)
+	if coll == "" {
+		d.whole.Lock()
+		return d.whole.Unlock
+	}
+	d.whole.RLock()
+	v, _ = d.collections.LoadOrStore(coll, &sync.Mutex{})
+	m := v.(*sync.Mutex)
+	m.Lock()
+	return func() {
+		m.Unlock()
+		d.whole.RUnlock()
+	}
 }
 
 // serve relays one client connection to its own FerretDB connection, request by request.
@@ -149,6 +171,11 @@ func (p *proxy) serve(client net.Conn) {
 		return
 	}
 	defer up.Close()
+	// On shutdown, idle connections must not keep FerretDB waiting for their next request.
+	defer context.AfterFunc(p.ctx, func() {
+		client.Close()
+		up.Close()
+	})()
 
 	fromClient := bufio.NewReader(client)
 	fromUp := bufio.NewReader(up)
@@ -168,12 +195,10 @@ func (p *proxy) serve(client net.Conn) {
 }
 
 // relay sends one request upstream and copies its reply (or replies) back to the client,
-// holding the database's write lock from sending the request to receiving the reply.
+// holding the write lock from sending the request to receiving the reply.
 func (p *proxy) relay(req []byte, client, up net.Conn, fromUp *bufio.Reader) error {
-	if db, ok := writeTarget(req); ok {
-		m := p.lockFor(db)
-		m.Lock()
-		defer m.Unlock()
+	if db, coll, ok := writeTarget(req); ok {
+		defer p.lock(db, coll)()
 	}
 	if _, err := up.Write(req); err != nil {
 		return err
@@ -235,18 +260,26 @@ func expectsReply(msg []byte) bool {
 	}
 }
 
-// writeTarget returns the database of an OP_MSG write command.
-func writeTarget(msg []byte) (string, bool) {
+// writeTarget returns the database and collection of an OP_MSG write command; the collection
+// is empty for database-wide commands.
+func writeTarget(msg []byte) (db, coll string, ok bool) {
 	body := msgBody(msg)
 	if body == nil {
-		return "", false
+		return "", "", false
 	}
 	first, err := body.IndexErr(0)
-	if err != nil || !writeCommands[strings.ToLower(first.Key())] {
-		return "", false
+	if err != nil {
+		return "", "", false
 	}
-	db, _ := body.Lookup("$db").StringValueOK()
-	return db, true
+	cmd := strings.ToLower(first.Key())
+	if !writeCommands[cmd] {
+		return "", "", false
+	}
+	db, _ = body.Lookup("$db").StringValueOK()
+	if cmd != "dropdatabase" && cmd != "renamecollection" {
+		coll, _ = first.Value().StringValueOK()
+	}
+	return db, coll, true
 }
 
 // msgBody returns the kind-0 section of an OP_MSG, or nil.

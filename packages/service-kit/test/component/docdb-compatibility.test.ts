@@ -1,0 +1,145 @@
+// Proves that the mongoose features every service relies on work against the document database
+// the tests run on (FerretDB locally, MongoDB in production): docs/architecture.md §10 and §11.
+import mongoose, { Schema, type Connection, type Model } from 'mongoose';
+import { MONGODB_URL, uniquePrefix } from '../../../../test/support/test-infra';
+
+interface Item {
+  orgId: number;
+  key: string;
+  rank: number;
+  label?: unknown;
+}
+
+interface Quota {
+  _id: string;
+  used: number;
+}
+
+interface Counter {
+  _id: string;
+  seq: number;
+}
+
+let db: Connection;
+let Items: Model<Item>;
+let Counters: Model<Counter>;
+let Quotas: Model<Quota>;
+
+beforeAll(async () => {
+  db = await mongoose
+    .createConnection(MONGODB_URL, {
+      dbName: `${uniquePrefix('docdb')}compat`,
+      serverSelectionTimeoutMS: 10_000,
+    })
+    .asPromise();
+  const itemSchema = new Schema<Item>({
+    orgId: { type: Number, required: true },
+    key: { type: String, required: true },
+    rank: { type: Number, required: true },
+    label: Schema.Types.Mixed, // not cast by mongoose, so the filter reaches the database as built
+  });
+  itemSchema.index({ orgId: 1, key: 1 }, { unique: true });
+  Items = db.model<Item>('Item', itemSchema, 'items');
+  Counters = db.model<Counter>(
+    'Counter',
+    new Schema<Counter>({ _id: String, seq: Number }, { versionKey: false }),
+    'counters',
+  );
+  Quotas = db.model<Quota>(
+    'Quota',
+    new Schema<Quota>({ _id: String, used: Number }, { versionKey: false }),
+    'quotas',
+  );
+  await Items.init(); // builds the unique index before any test writes
+});
+
+afterAll(async () => {
+  await db?.dropDatabase();
+  await db?.close();
+});
+
+describe('document database compatibility (mongoose)', () => {
+  test('when a document is created, then it can be read back by its _id', async () => {
+    const created = await Items.create({ orgId: 1, key: 'created', rank: 7 });
+    const found = await Items.findById(created._id).lean();
+    expect(found).toMatchObject({ orgId: 1, key: 'created', rank: 7 });
+  });
+
+  test('when a second document breaks a unique index, then the write fails with code 11000', async () => {
+    await Items.create({ orgId: 2, key: 'dup', rank: 1 });
+    await expect(Items.create({ orgId: 2, key: 'dup', rank: 2 })).rejects.toMatchObject({
+      code: 11000,
+    });
+    // The same key in another organization is a different entry.
+    await expect(Items.create({ orgId: 3, key: 'dup', rank: 1 })).resolves.toBeDefined();
+    expect(await Items.countDocuments({ key: 'dup' })).toBe(2);
+  });
+
+  test('when a counter is incremented with upsert, also concurrently, then every call returns a new value, 1..n without gaps', async () => {
+    const next = async (name: string) => {
+      const counter = await Counters.findOneAndUpdate(
+        { _id: name },
+        { $inc: { seq: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      ).lean();
+      return counter!.seq;
+    };
+    expect(await next('messages')).toBe(1);
+    expect(await next('messages')).toBe(2);
+    const concurrent = await Promise.all(Array.from({ length: 20 }, () => next('messages')));
+    expect([...concurrent].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 3),
+    );
+    expect(await next('contacts')).toBe(1);
+  });
+
+  test('when documents are counted with a filter, then only the matching ones are counted', async () => {
+    await Items.insertMany([
+      { orgId: 10, key: 'a', rank: 1 },
+      { orgId: 10, key: 'b', rank: 5 },
+      { orgId: 10, key: 'c', rank: 9 },
+      { orgId: 11, key: 'a', rank: 9 },
+    ]);
+    expect(await Items.countDocuments({ orgId: 10 })).toBe(3);
+    expect(await Items.countDocuments({ orgId: 10, rank: { $gte: 5 } })).toBe(2);
+    expect(await Items.countDocuments({ orgId: 12 })).toBe(0);
+  });
+
+  test('when a page is asked with sort, skip and limit, then exactly that page comes back in order', async () => {
+    await Items.insertMany(
+      Array.from({ length: 25 }, (_, i) => ({ orgId: 20, key: `k${i}`, rank: (i * 7) % 25 })),
+    );
+    const page = await Items.find({ orgId: 20 }).sort({ rank: -1 }).skip(10).limit(5).lean();
+    expect(page.map((item) => item.rank)).toEqual([14, 13, 12, 11, 10]);
+    const last = await Items.find({ orgId: 20 }).sort({ rank: -1 }).skip(20).limit(10).lean();
+    expect(last.map((item) => item.rank)).toEqual([4, 3, 2, 1, 0]);
+  });
+
+  test('when reservations race for the last units with a conditional $inc, then exactly the limit is granted', async () => {
+    await Quotas.create({ _id: 'org-1', used: 0 });
+    const limit = 10;
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        Quotas.updateOne({ _id: 'org-1', used: { $lte: limit - 1 } }, { $inc: { used: 1 } }),
+      ),
+    );
+    expect(results.filter((r) => r.modifiedCount === 1)).toHaveLength(limit);
+    expect((await Quotas.findById('org-1').lean())!.used).toBe(limit);
+  });
+
+  test('when a filter value holds an operator and sanitizeFilter is on, then it is compared as a literal and matches nothing', async () => {
+    await Items.create({ orgId: 30, key: 'secret', rank: 1, label: 'secret' });
+    const injected = { orgId: 30, label: { $gt: '' } } as unknown as Partial<Item>;
+    // Without sanitizing, the operator matches every label (the attack this rule prevents).
+    expect(await Items.countDocuments(injected)).toBe(1);
+    expect(await Items.find(injected).setOptions({ sanitizeFilter: true }).lean()).toEqual([]);
+    expect(await Items.countDocuments(injected).setOptions({ sanitizeFilter: true })).toBe(0);
+  });
+
+  test('when the operator targets a typed string path and sanitizeFilter is on, then mongoose refuses the query with a CastError', async () => {
+    const injected = { orgId: 30, key: { $gt: '' } } as unknown as Partial<Item>;
+    await expect(
+      Items.find(injected).setOptions({ sanitizeFilter: true }).lean(),
+    ).rejects.toMatchObject({ name: 'CastError', path: 'key' });
+  });
+});

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# Local infrastructure without Docker (docs/architecture.md §10):
+#   - RabbitMQ from the distribution's rabbitmq-server package (installed with apt when missing);
+#   - a MongoDB-wire-compatible document database: FerretDB with SQLite, built from infra/docdb.
+# Usage: scripts/infra.sh up|down|status
+#   MONGODB_URL set -> the document database is external: not built, started or stopped here.
+#   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
+#   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports.
+# Idempotent; needs no stdin. `down` stops only what this script started (pid file / marker).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DATA="$ROOT/.data"
+LOGS="$DATA/logs"
+DOCDB_SRC="$ROOT/infra/docdb"
+DOCDB_BIN="$DOCDB_SRC/bin/docdb"
+DOCDB_PID="$DATA/docdb.pid"
+DOCDB_PORT="${DOCDB_PORT:-27017}"
+AMQP_PORT="${AMQP_PORT:-5672}"
+RABBIT_MARKER="$DATA/rabbitmq.pid" # OS pid of the RabbitMQ node this script started
+DOCDB_WAIT_S="${DOCDB_WAIT_S:-30}"
+RABBIT_WAIT_S="${RABBIT_WAIT_S:-90}"
+LOCAL_MONGODB_URL="mongodb://127.0.0.1:$DOCDB_PORT"
+LOCAL_AMQP_URL="amqp://127.0.0.1:$AMQP_PORT"
+
+say() { echo "infra: $*"; }
+die() {
+  echo "infra: error: $*" >&2
+  exit 1
+}
+
+# Accepts a TCP connection within 2 s?
+probe() { timeout 2 bash -c ">/dev/tcp/$1/$2" 2>/dev/null; }
+
+# URL without its password, for printing.
+redact() { sed -E 's#(://[^:@/]+):[^@/]*@#\1:***@#' <<<"$1"; }
+
+# "host port" of the first host in a mongodb:// or amqp(s):// URL; empty for mongodb+srv.
+url_host_port() {
+  local url=$1 rest host port default
+  case "$url" in
+    mongodb+srv://*) return 0 ;;
+    amqps://*) default=5671 ;;
+    amqp://*) default=5672 ;;
+    *) default=27017 ;;
+  esac
+  rest=${url#*://}
+  rest=${rest%%/*}
+  rest=${rest%%\?*}
+  rest=${rest##*@}
+  rest=${rest%%,*}
+  if [[ $rest == \[* ]]; then # [ipv6]:port
+    host=${rest%%]*}
+    host=${host#[}
+    port=${rest#*]}
+    port=${port#:}
+  elif [[ $rest == *:* ]]; then
+    host=${rest%%:*}
+    port=${rest##*:}
+  else
+    host=$rest
+    port=
+  fi
+  echo "${host:-127.0.0.1} ${port:-$default}"
+}
+
+# Reachable external URL? (SRV records are not resolved here: assumed reachable.)
+probe_url() {
+  local hp
+  hp=$(url_host_port "$1")
+  [ -z "$hp" ] && return 0
+  # shellcheck disable=SC2086
+  probe $hp
+}
+
+# Prefix for commands that need root: nothing as root, `sudo -n` otherwise (never prompts).
+if [ "$(id -u)" = 0 ]; then
+  AS_ROOT=()
+elif command -v sudo >/dev/null; then
+  AS_ROOT=(sudo -n)
+else
+  AS_ROOT=(no_root)
+fi
+no_root() { die "'$*' needs root, and sudo is not installed"; }
+
+# ---------------------------------------------------------------- RabbitMQ
+# Debian's rabbitmq-server and rabbitmqctl wrappers switch to the rabbitmq user themselves.
+
+rabbit_node_pid() { timeout 20 "${AS_ROOT[@]}" rabbitmqctl -q eval 'os:getpid().' 2>/dev/null | tr -dc '0-9'; }
+
+rabbit_up() {
+  if [ -n "${AMQP_URL:-}" ]; then
+    say "rabbitmq external ($(redact "$AMQP_URL")), nothing to start"
+    return 0
+  fi
+  if ! command -v rabbitmq-server >/dev/null; then
+    say "rabbitmq: installing Debian's rabbitmq-server package"
+    "${AS_ROOT[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null
+    # The package's own start attempt may fail where there is no init system; we start it below.
+    "${AS_ROOT[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rabbitmq-server </dev/null ||
+      command -v rabbitmq-server >/dev/null || die "apt-get could not install rabbitmq-server"
+  fi
+  if probe 127.0.0.1 "$AMQP_PORT"; then
+    say "rabbitmq already up on 127.0.0.1:$AMQP_PORT"
+    return 0
+  fi
+  [ "${AS_ROOT[*]-}" = no_root ] && no_root rabbitmq-server -detached
+  say "rabbitmq: starting on 127.0.0.1:$AMQP_PORT"
+  local started=$SECONDS
+  # 9>&- : the detached node must not inherit the lock descriptor.
+  "${AS_ROOT[@]}" env RABBITMQ_NODE_PORT="$AMQP_PORT" rabbitmq-server -detached \
+    </dev/null >>"$LOGS/rabbitmq-start.log" 2>&1 9>&-
+  until timeout 10 "${AS_ROOT[@]}" rabbitmqctl -q await_startup --timeout 8 >/dev/null 2>&1 9>&- &&
+    probe 127.0.0.1 "$AMQP_PORT"; do
+    [ $((SECONDS - started)) -ge "$RABBIT_WAIT_S" ] &&
+      die "rabbitmq accepts no connection on 127.0.0.1:$AMQP_PORT after ${RABBIT_WAIT_S}s (see /var/log/rabbitmq/)"
+    sleep 1
+  done
+  rabbit_node_pid >"$RABBIT_MARKER" || true
+  say "rabbitmq up on 127.0.0.1:$AMQP_PORT after $((SECONDS - started))s"
+}
+
+rabbit_down() {
+  if [ -n "${AMQP_URL:-}" ]; then
+    say "rabbitmq external, nothing to stop"
+    return 0
+  fi
+  if [ ! -s "$RABBIT_MARKER" ]; then
+    if probe 127.0.0.1 "$AMQP_PORT"; then
+      say "rabbitmq was not started by this script, left running"
+    else
+      say "rabbitmq already down"
+    fi
+    rm -f "$RABBIT_MARKER"
+    return 0
+  fi
+  local ours running
+  ours=$(cat "$RABBIT_MARKER")
+  running=$(rabbit_node_pid || true)
+  if [ -z "$running" ]; then
+    say "rabbitmq already down"
+  elif [ "$running" != "$ours" ]; then
+    say "rabbitmq running now is not the one this script started, left running"
+  else
+    say "rabbitmq: stopping"
+    timeout 60 "${AS_ROOT[@]}" rabbitmqctl -q stop >/dev/null 9>&-
+    say "rabbitmq stopped"
+  fi
+  rm -f "$RABBIT_MARKER"
+}
+
+rabbit_status() {
+  if [ -n "${AMQP_URL:-}" ]; then
+    if probe_url "$AMQP_URL"; then
+      say "rabbitmq external $(redact "$AMQP_URL")"
+    else
+      say "rabbitmq external $(redact "$AMQP_URL") (unreachable)"
+      return 1
+    fi
+  elif probe 127.0.0.1 "$AMQP_PORT"; then
+    say "rabbitmq up       $LOCAL_AMQP_URL"
+  else
+    say "rabbitmq down     $LOCAL_AMQP_URL"
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------- document database
+
+# Pid from the pid file, when that process is still our docdb binary.
+docdb_pid() {
+  [ -s "$DOCDB_PID" ] || return 1
+  local pid
+  pid=$(cat "$DOCDB_PID")
+  [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$DOCDB_BIN" || return 1
+  echo "$pid"
+}
+
+# Binary missing, or older than its sources?
+docdb_stale() {
+  local f
+  [ -x "$DOCDB_BIN" ] || return 0
+  for f in main.go go.mod go.sum; do
+    [ "$DOCDB_SRC/$f" -nt "$DOCDB_BIN" ] && return 0
+  done
+  return 1
+}
+
+docdb_build() {
+  docdb_stale || return 0
+  command -v go >/dev/null || die "go is not installed; it is needed to build infra/docdb"
+  say "docdb: building infra/docdb (about a minute the first time)"
+  local started=$SECONDS
+  mkdir -p "$DOCDB_SRC/bin"
+  # Into a temporary file first, so an interrupted build never leaves a fresh-looking binary.
+  if ! (cd "$DOCDB_SRC" && go build -mod=readonly -trimpath -o bin/docdb.tmp .) \
+    >"$LOGS/docdb-build.log" 2>&1 9>&-; then
+    tail -n 30 "$LOGS/docdb-build.log" >&2
+    die "building infra/docdb failed (log: .data/logs/docdb-build.log)"
+  fi
+  mv -f "$DOCDB_SRC/bin/docdb.tmp" "$DOCDB_BIN"
+  say "docdb: built in $((SECONDS - started))s"
+}
+
+docdb_up() {
+  if [ -n "${MONGODB_URL:-}" ]; then
+    say "docdb external ($(redact "$MONGODB_URL")), nothing to build or start"
+    return 0
+  fi
+  if probe 127.0.0.1 "$DOCDB_PORT"; then
+    if docdb_pid >/dev/null && docdb_stale; then
+      docdb_build # while the old one still serves
+      say "docdb: infra/docdb changed since the running binary was built, restarting"
+      docdb_down
+    else
+      say "docdb already up on 127.0.0.1:$DOCDB_PORT"
+      return 0
+    fi
+  fi
+  docdb_build
+  mkdir -p "$DATA/docdb" "$LOGS"
+  # Keep one old log of at most 10 MB.
+  if [ -f "$LOGS/docdb.log" ] && [ "$(wc -c <"$LOGS/docdb.log")" -gt 10485760 ]; then
+    mv -f "$LOGS/docdb.log" "$LOGS/docdb.log.1"
+  fi
+  say "docdb: starting on 127.0.0.1:$DOCDB_PORT"
+  local started=$SECONDS pid
+  setsid nohup "$DOCDB_BIN" -listen "127.0.0.1:$DOCDB_PORT" -data "$DATA/docdb" \
+    </dev/null >>"$LOGS/docdb.log" 2>&1 9>&- &
+  pid=$!
+  echo "$pid" >"$DOCDB_PID"
+  until probe 127.0.0.1 "$DOCDB_PORT"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      rm -f "$DOCDB_PID"
+      tail -n 20 "$LOGS/docdb.log" >&2 || true
+      die "docdb exited while starting (log: .data/logs/docdb.log)"
+    fi
+    if [ $((SECONDS - started)) -ge "$DOCDB_WAIT_S" ]; then
+      kill "$pid" 2>/dev/null || true
+      rm -f "$DOCDB_PID"
+      die "docdb accepts no connection after ${DOCDB_WAIT_S}s (log: .data/logs/docdb.log)"
+    fi
+    sleep 0.2
+  done
+  say "docdb up on 127.0.0.1:$DOCDB_PORT (pid $pid)"
+}
+
+docdb_down() {
+  if [ -n "${MONGODB_URL:-}" ]; then
+    say "docdb external, nothing to stop"
+    return 0
+  fi
+  local pid
+  if ! pid=$(docdb_pid); then
+    rm -f "$DOCDB_PID"
+    if probe 127.0.0.1 "$DOCDB_PORT"; then
+      say "docdb on 127.0.0.1:$DOCDB_PORT was not started by this script, left running"
+    else
+      say "docdb already down"
+    fi
+    return 0
+  fi
+  say "docdb: stopping (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  local i
+  for i in $(seq 1 100); do # 10 s, then SIGKILL
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    say "docdb: still running after 10s, killing"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$DOCDB_PID"
+  say "docdb stopped"
+}
+
+docdb_status() {
+  if [ -n "${MONGODB_URL:-}" ]; then
+    if probe_url "$MONGODB_URL"; then
+      say "docdb    external $(redact "$MONGODB_URL")"
+    else
+      say "docdb    external $(redact "$MONGODB_URL") (unreachable)"
+      return 1
+    fi
+  elif probe 127.0.0.1 "$DOCDB_PORT"; then
+    say "docdb    up       $LOCAL_MONGODB_URL"
+  else
+    say "docdb    down     $LOCAL_MONGODB_URL"
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------- main
+
+usage() { die "usage: scripts/infra.sh up|down|status"; }
+[ $# -eq 1 ] || usage
+
+mkdir -p "$DATA" "$LOGS"
+# One infra.sh at a time (npm start and npm test may run together); children close fd 9.
+exec 9>"$DATA/infra.lock"
+flock -w 300 9 || die "another scripts/infra.sh is still running after 300s"
+
+case "$1" in
+  up)
+    started=$SECONDS
+    docdb_up
+    rabbit_up
+    say "ready in $((SECONDS - started))s"
+    ;;
+  down)
+    docdb_down
+    rabbit_down
+    ;;
+  status)
+    rc=0
+    docdb_status || rc=1
+    rabbit_status || rc=1
+    exit "$rc"
+    ;;
+  *) usage ;;
+esac
