@@ -30,7 +30,7 @@ beforeAll(async () => {
   system = await launchSystem({
     env: {
       MONGODB_URL,
-          MONGODB_DB_PREFIX: prefix,
+      MONGODB_DB_PREFIX: prefix,
       ADMIN_API_TOKEN: adminToken,
       INTERNAL_API_SECRET: internalSecret,
       LOG_LEVEL: 'info',
