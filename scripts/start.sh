@@ -5,4 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 npx tsc -b
 bash scripts/infra.sh up
+# What infra.sh started, unless the caller named servers of their own.
+export MONGODB_URL="${MONGODB_URL:-mongodb://127.0.0.1:${DOCDB_PORT:-27017}}"
+export AMQP_URL="${AMQP_URL:-amqp://127.0.0.1:${AMQP_PORT:-5672}}"
 exec node scripts/start.js

@@ -4,6 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 bash scripts/infra.sh up
+# What infra.sh started, unless the caller named servers of their own.
+export MONGODB_URL="${MONGODB_URL:-mongodb://127.0.0.1:${DOCDB_PORT:-27017}}"
+export AMQP_URL="${AMQP_URL:-amqp://127.0.0.1:${AMQP_PORT:-5672}}"
 echo "test: lint"
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check .; exit 1; }

@@ -114,6 +114,7 @@ export async function startServiceRuntime<C extends ServiceConfig>(
         await http.close(config.SHUTDOWN_TIMEOUT_MS);
         await parts.onStop?.();
         await broker?.stop();
+        db.removeAllListeners('disconnected');
         await db.close();
         await stopTelemetry();
         logger.info('stopped');
