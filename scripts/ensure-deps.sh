@@ -4,5 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "deps: installing npm dependencies"
-  npm ci --no-fund --no-audit
+  # `npm install`, not `npm ci`: with this machine's npm settings (omit-lockfile-registry-resolved)
+  # the lockfile leaves out other platforms' optional packages, and `npm ci` refuses it as out of sync.
+  npm install --no-fund --no-audit
 fi
