@@ -29,6 +29,7 @@ function wiringEnv(ports, host) {
     CAMPAIGNS_URL: url('campaigns'),
     WEBHOOKS_URL: url('webhooks'),
     INBOUND_URL: url('inbound'),
+    PUBLIC_BASE_URL: url('gateway'),
   };
 }
 

@@ -62,6 +62,7 @@ describe('the whole system, every service its own process, through the gateway',
   test('when the admin creates an organization, then its token authenticates GET /api/svc/me', async () => {
     const created = await createOrganization('Acme');
     expect(created.organization).toMatchObject({ name: 'Acme', plan: 'free' });
+    expect(created.channel.inbound_url).toMatch(new RegExp(`^${gateway}/webhook/svc/receive/`));
 
     const response = await fetch(`${gateway}/api/svc/me?token=${created.token}`);
     expect(response.status).toBe(200);

@@ -4,6 +4,7 @@ import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
 
 /** The only process customers reach: authenticates tokens and proxies each operation to its owner. */
@@ -35,7 +36,12 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           app.all('/webhook/svc/receive/:token', (req, res) => proxy.forward('inbound', req, res));
         },
         routes: (router) => {
-          adminRoutes(router, { adminToken: config.ADMIN_API_TOKEN, store, authenticator });
+          adminRoutes(router, {
+            adminToken: config.ADMIN_API_TOKEN,
+            store,
+            authenticator,
+            channels: messagingChannels(proxy),
+          });
           apiRoutes(router, { authenticator, proxy });
         },
         onStop: async () => proxy.shutdown(),

@@ -2,6 +2,11 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { PlanSchema } from '../plans';
 import type { ServiceName } from '../service-names';
+import {
+  ChannelSummarySchema,
+  ChannelViewSchema,
+  UpdateChannelRequestSchema,
+} from './messaging-internal-api';
 import { defineOperation } from './operation';
 
 export const CreateOrganizationRequestSchema = z.object({
@@ -22,6 +27,8 @@ export const CreateOrganizationResponseSchema = successResponse({
   organization: OrganizationSchema,
   token: z.string(),
   token_id: z.string(),
+  /** Where the provider must send webhooks, and the secrets to configure there; shown once. */
+  channel: ChannelSummarySchema,
 });
 export type CreateOrganizationResponse = z.infer<typeof CreateOrganizationResponseSchema>;
 
@@ -73,6 +80,16 @@ export const GATEWAY_OPERATIONS = [
     auth: 'admin',
     request: { params: TokenIdParamsSchema },
     responses: { 200: RevokeTokenResponseSchema },
+  }),
+  defineOperation({
+    method: 'put',
+    path: '/admin/organizations/{company_id}/channel',
+    operationId: 'updateChannel',
+    summary: "Point an organization's channel at Meta or another Cloud API server",
+    tags: ['admin'],
+    auth: 'admin',
+    request: { params: CompanyIdParamsSchema, body: UpdateChannelRequestSchema },
+    responses: { 200: successResponse({ channel: ChannelViewSchema }) },
   }),
   defineOperation({
     method: 'get',

@@ -62,6 +62,12 @@ export function createOrganizationStore(db: Connection) {
       return Organizations.findOne({ company_id }, projection).lean<Organization>().exec();
     },
 
+    /** Undoes a creation whose later steps failed: the organization and every token of it. */
+    async deleteOrganization(company_id: number): Promise<void> {
+      await ApiTokens.deleteMany({ company_id });
+      await Organizations.deleteOne({ company_id });
+    },
+
     async insertToken(token: ApiToken): Promise<void> {
       await ApiTokens.create(token);
     },

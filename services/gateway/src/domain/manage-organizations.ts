@@ -1,4 +1,4 @@
-import type { CreateOrganizationRequest } from '@switchboard/contracts';
+import type { ChannelSummary, CreateOrganizationRequest } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import type { Organization, OrganizationStore } from '../data-access/organization-store';
 import { generateToken, hashToken } from './api-tokens';
@@ -8,19 +8,33 @@ export interface IssuedToken {
   token_id: string;
 }
 
+/** Asks messaging for the organization's channel (idempotent on messaging's side). */
+export type ProvisionChannel = (organization: Organization) => Promise<ChannelSummary>;
+
+/**
+ * An organization is usable only with its token and its channel; if either step fails the
+ * organization is removed again, so a retry of the admin call starts clean.
+ */
 export async function createOrganization(
   store: OrganizationStore,
   request: CreateOrganizationRequest,
+  provisionChannel: ProvisionChannel,
   now = new Date(),
-): Promise<{ organization: Organization } & IssuedToken> {
+): Promise<{ organization: Organization; channel: ChannelSummary } & IssuedToken> {
   const organization = await store.insertOrganization({
     name: request.name,
     plan: request.plan,
     plan_started_at: now,
     created_at: now,
   });
-  const issued = await issueToken(store, organization.company_id, now);
-  return { organization, ...issued };
+  try {
+    const issued = await issueToken(store, organization.company_id, now);
+    const channel = await provisionChannel(organization);
+    return { organization, channel, ...issued };
+  } catch (error) {
+    await store.deleteOrganization(organization.company_id);
+    throw error;
+  }
 }
 
 export async function issueToken(

@@ -117,6 +117,29 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       }
     },
 
+    /** A call of the gateway's own to an internal route (`/internal/*`) of another service. */
+    async call<T>(
+      service: OwnerService,
+      config: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; data?: unknown },
+      requestIdValue?: string,
+    ): Promise<{ status: number; data: T }> {
+      const headers: Record<string, string> = {
+        [INTERNAL_SECRET_HEADER]: options.internalSecret,
+      };
+      if (requestIdValue) headers[REQUEST_ID_HEADER] = requestIdValue;
+      try {
+        const answer = await clients.get(service)!.request<T>({ ...config, headers });
+        return { status: answer.status, data: answer.data };
+      } catch (error) {
+        if (error instanceof OutboundError) {
+          throw new AppError('dependency_unavailable', `The ${service} service is unavailable`, {
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    },
+
     shutdown(): void {
       for (const client of clients.values()) client.shutdown();
     },

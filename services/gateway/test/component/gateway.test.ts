@@ -1,71 +1,133 @@
-import mongoose from 'mongoose';
-import { CreateTokenResponseSchema, ErrorResponseSchema } from '@switchboard/contracts';
-import type { RunningService } from '@switchboard/service-kit';
-import { gatewayConfigSchema, type GatewayConfig } from '../../src/config';
-import { startService } from '../../src/start-service';
-import { hashToken } from '../../src/domain/api-tokens';
 import {
-  MONGODB_URL,
+  CreateTokenResponseSchema,
+  ErrorResponseSchema,
+  UpdateChannelResponseSchema,
+} from '@switchboard/contracts';
+import { hashToken } from '../../src/domain/api-tokens';
+import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import {
   dropDatabasesWithPrefix,
-  randomSecret,
+  isolatedAmqpUrl,
   uniquePrefix,
 } from '../../../../test/support/test-infra';
 
 const prefix = uniquePrefix('gateway');
-const adminToken = randomSecret();
-let gateway: RunningService<GatewayConfig>;
+let stack: GatewayStack;
+let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
 
 beforeAll(async () => {
-  gateway = await startService(
-    gatewayConfigSchema.parse({
-      PORT: '0',
-      MONGODB_URL,
-      MONGODB_DB_PREFIX: prefix,
-      ADMIN_API_TOKEN: adminToken,
-      INTERNAL_API_SECRET: randomSecret(),
-      LOG_LEVEL: 'silent',
-      TOKEN_CACHE_TTL_MS: '60000',
-      // Nothing listens here: every owner is "down".
-      CONTACTS_URL: 'http://127.0.0.1:1',
-      PROXY_TIMEOUT_MS: '1000',
-    }),
-  );
+  broker = await isolatedAmqpUrl('gateway');
+  stack = await startGatewayStack({
+    dbPrefix: prefix,
+    amqpUrl: broker.url,
+    // Nothing listens on port 1: contacts is "down".
+    gatewayEnv: { CONTACTS_URL: 'http://127.0.0.1:1', PROXY_TIMEOUT_MS: '1000' },
+  });
 });
 
 afterAll(async () => {
-  await gateway.stop();
+  await stack.stop();
   await dropDatabasesWithPrefix(prefix);
+  await broker.drop();
 });
 
+const gatewayUrl = () => stack.gateway.url;
+
 const admin = (path: string, init: RequestInit = {}) =>
-  fetch(gateway.url + path, {
+  fetch(gatewayUrl() + path, {
     ...init,
     headers: {
-      authorization: `Bearer ${adminToken}`,
+      authorization: `Bearer ${stack.adminToken}`,
       'content-type': 'application/json',
       ...init.headers,
     },
   });
 
-async function newOrganization(plan = 'free') {
-  const response = await admin('/admin/organizations', {
-    method: 'POST',
-    body: JSON.stringify({ name: 'Org', plan }),
-  });
-  return (await response.json()) as {
-    organization: { company_id: number };
-    token: string;
-    token_id: string;
-  };
-}
+const newOrganization = (plan: 'free' | 'standard' | 'premium' = 'free') =>
+  stack.createOrganization(plan);
 
 describe('gateway organizations and tokens', () => {
   test('when an organization is created, then only the hash of its token is stored', async () => {
     const { token, token_id } = await newOrganization();
-    const db = gateway.db;
+    const db = stack.gateway.db;
     const stored = await db.collection('api_tokens').findOne({ token_id });
     expect(stored?.token_hash).toBe(hashToken(token));
     expect(JSON.stringify(stored)).not.toContain(token);
+  });
+
+  test('when an organization is created, then its channel is provisioned and shown once', async () => {
+    const { organization, channel } = await newOrganization();
+    expect(channel.inbound_url).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:8080/webhook/svc/receive/[A-Za-z0-9_-]{43}$`),
+    );
+    const stored = await stack.messaging.db
+      .collection('channels')
+      .findOne({ company_id: organization.company_id });
+    expect(stored).toMatchObject({
+      phone_number_id: channel.phone_number_id,
+      app_secret: channel.app_secret,
+      verify_token: channel.verify_token,
+    });
+  });
+
+  test('when messaging cannot provision the channel, then creation answers 503 and leaves no organization', async () => {
+    const before = await stack.gateway.db.collection('organizations').countDocuments();
+    await stack.messaging.stop();
+    try {
+      const response = await admin('/admin/organizations', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Unlucky' }),
+      });
+      expect(response.status).toBe(503);
+      expect(await stack.gateway.db.collection('organizations').countDocuments()).toBe(before);
+      expect(
+        await stack.gateway.db.collection('api_tokens').countDocuments({ company_id: before + 1 }),
+      ).toBe(0);
+    } finally {
+      await stack.restartMessaging();
+    }
+  });
+
+  test('when the admin points a channel at Meta, then it is stored and no secret is echoed', async () => {
+    const { organization } = await newOrganization();
+    const response = await admin(`/admin/organizations/${organization.company_id}/channel`, {
+      method: 'PUT',
+      body: JSON.stringify({
+        provider_base_url: 'https://graph.facebook.com',
+        api_version: 'v24.0',
+        phone_number_id: '106540352242922',
+        access_token: 'EAAG-secret-token',
+      }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain('EAAG-secret-token');
+    const { channel } = UpdateChannelResponseSchema.parse(JSON.parse(text));
+    expect(channel).toMatchObject({
+      provider_base_url: 'https://graph.facebook.com',
+      phone_number_id: '106540352242922',
+    });
+    const stored = await stack.messaging.db
+      .collection('channels')
+      .findOne({ company_id: organization.company_id });
+    expect(stored?.access_token).toBe('EAAG-secret-token');
+  });
+
+  test('when a channel update is invalid or for an unknown organization, then 422 or 404', async () => {
+    const { organization } = await newOrganization();
+    const invalid = await admin(`/admin/organizations/${organization.company_id}/channel`, {
+      method: 'PUT',
+      body: JSON.stringify({ api_version: '24', phone_number_id: '+1 555' }),
+    });
+    expect(invalid.status).toBe(422);
+    const message = ErrorResponseSchema.parse(await invalid.json()).message;
+    expect(message).toContain('api_version');
+    expect(message).toContain('phone_number_id');
+    const unknown = await admin('/admin/organizations/999999/channel', {
+      method: 'PUT',
+      body: JSON.stringify({ api_version: 'v24.0' }),
+    });
+    expect(unknown.status).toBe(404);
   });
 
   test('when the create request is invalid, then the answer is 422 naming the field', async () => {
@@ -86,13 +148,13 @@ describe('gateway organizations and tokens', () => {
         await admin(`/admin/organizations/${organization.company_id}/tokens`, { method: 'POST' })
       ).json(),
     );
-    expect((await fetch(`${gateway.url}/api/svc/me?token=${token}`)).status).toBe(200);
+    expect((await fetch(`${gatewayUrl()}/api/svc/me?token=${token}`)).status).toBe(200);
 
     const revoked = await admin(`/admin/tokens/${token_id}`, { method: 'DELETE' });
     expect(await revoked.json()).toEqual({ status: 'success', token_id, revoked: true });
 
-    expect((await fetch(`${gateway.url}/api/svc/me?token=${token}`)).status).toBe(401);
-    expect((await fetch(`${gateway.url}/api/svc/me?token=${second.token}`)).status).toBe(200);
+    expect((await fetch(`${gatewayUrl()}/api/svc/me?token=${token}`)).status).toBe(401);
+    expect((await fetch(`${gatewayUrl()}/api/svc/me?token=${second.token}`)).status).toBe(200);
     expect((await admin(`/admin/tokens/${token_id}`, { method: 'DELETE' })).status).toBe(404);
   });
 
@@ -103,7 +165,7 @@ describe('gateway organizations and tokens', () => {
 
   test('when the token comes as a bearer header, then it authenticates too', async () => {
     const { token, organization } = await newOrganization('premium');
-    const response = await fetch(`${gateway.url}/api/svc/me`, {
+    const response = await fetch(`${gatewayUrl()}/api/svc/me`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(await response.json()).toMatchObject({
@@ -113,7 +175,7 @@ describe('gateway organizations and tokens', () => {
   });
 
   test('when a token value is an operator object, then it is refused as invalid', async () => {
-    const response = await fetch(`${gateway.url}/api/svc/me`, {
+    const response = await fetch(`${gatewayUrl()}/api/svc/me`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: { $gt: '' } }),
@@ -124,13 +186,13 @@ describe('gateway organizations and tokens', () => {
   test('when the owner does not answer, then the gateway answers 503 within its timeout', async () => {
     const { token } = await newOrganization();
     const started = Date.now();
-    const response = await fetch(`${gateway.url}/api/svc/getContacts?token=${token}`);
+    const response = await fetch(`${gatewayUrl()}/api/svc/getContacts?token=${token}`);
     expect(response.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   test('when the JSON body is malformed, then the answer is 400 and not 401 or 5xx', async () => {
-    const response = await fetch(`${gateway.url}/api/svc/makeContact`, {
+    const response = await fetch(`${gatewayUrl()}/api/svc/makeContact`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: '{"token": ',
@@ -138,5 +200,3 @@ describe('gateway organizations and tokens', () => {
     expect(response.status).toBe(400);
   });
 });
-
-afterAll(() => mongoose.disconnect());

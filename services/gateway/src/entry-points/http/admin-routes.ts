@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import {
   CreateOrganizationRequestSchema,
+  UpdateChannelRequestSchema,
   type CreateOrganizationResponse,
   type CreateTokenResponse,
   type RevokeTokenResponse,
@@ -10,6 +11,7 @@ import { z } from 'zod';
 import type { OrganizationStore } from '../../data-access/organization-store';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { createOrganization, issueToken } from '../../domain/manage-organizations';
+import type { MessagingChannels } from '../../outbound/messaging-channels';
 import { presentOrganization } from './present-organization';
 
 const CompanyIdParamSchema = z.object({ company_id: z.coerce.number().int().positive() });
@@ -19,6 +21,7 @@ export interface AdminRouteDeps {
   adminToken: string;
   store: OrganizationStore;
   authenticator: TokenAuthenticator;
+  channels: MessagingChannels;
 }
 
 export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
@@ -32,12 +35,17 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
 
   router.post('/admin/organizations', requireAdmin, async (req, res) => {
     const request = parseInput(CreateOrganizationRequestSchema, req.body ?? {});
-    const { organization, token, token_id } = await createOrganization(deps.store, request);
+    const { organization, token, token_id, channel } = await createOrganization(
+      deps.store,
+      request,
+      deps.channels.provision,
+    );
     const body: CreateOrganizationResponse = {
       status: 'success',
       organization: presentOrganization(organization),
       token,
       token_id,
+      channel,
     };
     res.status(201).json(body);
   });
@@ -47,6 +55,15 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
     const issued = await issueToken(deps.store, company_id);
     const body: CreateTokenResponse = { status: 'success', ...issued };
     res.status(201).json(body);
+  });
+
+  router.put('/admin/organizations/:company_id/channel', requireAdmin, async (req, res) => {
+    const { company_id } = parseInput(CompanyIdParamSchema, req.params);
+    const changes = parseInput(UpdateChannelRequestSchema, req.body ?? {});
+    if (!(await deps.store.findOrganization(company_id))) {
+      throw new AppError('not_found', `Organization ${company_id} not found`);
+    }
+    res.json(await deps.channels.update(company_id, changes));
   });
 
   router.delete('/admin/tokens/:token_id', requireAdmin, async (req, res) => {

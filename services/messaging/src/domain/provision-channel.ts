@@ -1,0 +1,99 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import type {
+  ChannelSummary,
+  ChannelView,
+  ProvisionChannelRequest,
+  UpdateChannelRequest,
+} from '@switchboard/contracts';
+import { AppError } from '@switchboard/service-kit';
+import type { Channel, ChannelStore } from '../data-access/channel-store';
+
+export interface ChannelDefaults {
+  publicBaseUrl: string;
+  providerBaseUrl: string;
+  apiVersion: string;
+}
+
+/** Tells the provider (the simulator, when it is the default) about a new channel. */
+export type RegisterChannel = (channel: Channel, inboundUrl: string) => Promise<void>;
+
+const secret = (bytes: number) => randomBytes(bytes).toString('base64url');
+const digits = (count: number) =>
+  Array.from({ length: count }, (_, i) => randomInt(i === 0 ? 1 : 0, 10)).join('');
+
+export function inboundUrlOf(channel: Channel, publicBaseUrl: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/webhook/svc/receive/${channel.inbound_token}`;
+}
+
+/**
+ * Creates the organization's channel once (a repeated call returns the same one), pointing at
+ * the default provider with generated credentials until an admin sets real ones.
+ */
+export async function provisionChannel(
+  store: ChannelStore,
+  request: ProvisionChannelRequest,
+  defaults: ChannelDefaults,
+  register: RegisterChannel | undefined,
+  now = new Date(),
+): Promise<Channel> {
+  const existing = await store.findByCompany(request.company_id);
+  const channel =
+    existing ??
+    (await store.insertOnce({
+      company_id: request.company_id,
+      inbound_token: secret(32),
+      provider_base_url: defaults.providerBaseUrl,
+      api_version: defaults.apiVersion,
+      phone_number_id: digits(15),
+      waba_id: digits(15),
+      access_token: 'EAA' + secret(48),
+      app_secret: randomBytes(16).toString('hex'),
+      verify_token: secret(24),
+      display_phone_number: '1555' + digits(7),
+      verified_name: request.name,
+      created_at: now,
+      updated_at: now,
+    }));
+  await register?.(channel, inboundUrlOf(channel, defaults.publicBaseUrl));
+  return channel;
+}
+
+export async function updateChannel(
+  store: ChannelStore,
+  company_id: number,
+  changes: UpdateChannelRequest,
+  now = new Date(),
+): Promise<Channel> {
+  try {
+    const updated = await store.update(company_id, changes, now);
+    if (!updated) throw new AppError('not_found', `No channel for organization ${company_id}`);
+    return updated;
+  } catch (error) {
+    if ((error as { code?: number }).code === 11000) {
+      throw new AppError('conflict', 'That phone_number_id belongs to another organization');
+    }
+    throw error;
+  }
+}
+
+export function summarizeChannel(channel: Channel, publicBaseUrl: string): ChannelSummary {
+  return {
+    inbound_url: inboundUrlOf(channel, publicBaseUrl),
+    verify_token: channel.verify_token,
+    app_secret: channel.app_secret,
+    phone_number_id: channel.phone_number_id,
+    display_phone_number: channel.display_phone_number,
+  };
+}
+
+export function viewChannel(channel: Channel, publicBaseUrl: string): ChannelView {
+  return {
+    company_id: channel.company_id,
+    provider_base_url: channel.provider_base_url,
+    api_version: channel.api_version,
+    phone_number_id: channel.phone_number_id,
+    waba_id: channel.waba_id,
+    display_phone_number: channel.display_phone_number,
+    inbound_url: inboundUrlOf(channel, publicBaseUrl),
+  };
+}
