@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import {
   CreateOrganizationResponseSchema,
   ErrorResponseSchema,
@@ -144,13 +145,25 @@ describe('the whole system, every service its own process, through the gateway',
   });
 
   test('when the provider calls the inbound webhook path, then the gateway passes it to inbound without a token', async () => {
-    const response = await fetch(`${gateway}/webhook/svc/receive/some-channel-token`, {
+    const { channel } = await createOrganization('Provider Co');
+    const body = '{"object":"whatsapp_business_account","entry":[]}';
+    const signature =
+      'sha256=' + createHmac('sha256', channel.app_secret).update(body).digest('hex');
+    const response = await fetch(channel.inbound_url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: '{"object":"whatsapp_business_account","entry":[]}',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      body,
     });
-    // inbound itself answers (its webhook comes in a later issue): not the gateway's 401.
-    expect(response.status).toBe(501);
+    expect(response.status).toBe(200);
+    const forged = await fetch(channel.inbound_url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': 'sha256=' + '0'.repeat(64),
+      },
+      body,
+    });
+    expect(forged.status).toBe(403);
   });
 
   test('when a service stops, then its routes answer 503 quickly while the others keep working', async () => {

@@ -4,6 +4,16 @@ import { baseConfigShape, loadConfig, portSchema } from '@switchboard/service-ki
 export const inboundConfigSchema = z.object({
   ...baseConfigShape,
   PORT: portSchema(8085),
+  MESSAGING_URL: z.string().url().default('http://127.0.0.1:8081'),
+  /** Meta sends webhook batches of up to 3 MB (cloud-api.md §4). */
+  INBOUND_BODY_LIMIT: z.string().default('3mb'),
+  /** How long a channel looked up from messaging is used before it is asked again. */
+  CHANNEL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  /** How often stored events that were not published yet are published again. */
+  RELAY_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
+  /** An event younger than this is left to the request that stored it. */
+  RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  INBOUND_RETENTION_DAYS: z.coerce.number().positive().default(7),
 });
 
 export type InboundConfig = z.infer<typeof inboundConfigSchema>;

@@ -1,17 +1,50 @@
-import { AppError, startServiceRuntime, type RunningService } from '@switchboard/service-kit';
+import { startServiceRuntime, type RunningService } from '@switchboard/service-kit';
 import type { InboundConfig } from './config';
+import { createChannelCopyStore } from './data-access/channel-copy-store';
+import { createInboundEventStore } from './data-access/inbound-event-store';
+import { startRelay } from './entry-points/jobs/relay-and-cleanup';
+import { receiveRoutes } from './entry-points/http/receive-routes';
+import { createChannelDirectory } from './outbound/channel-directory';
 
+/** The provider's webhook: verify, store, answer, publish (and relay what could not be published). */
 export function startService(config: InboundConfig): Promise<RunningService<InboundConfig>> {
   return startServiceRuntime({
     service: 'inbound',
     config,
-    setup: () => ({
-      // The provider calls this route directly (or through the gateway) with no internal secret.
-      rawRoutes: (app) => {
-        app.all('/webhook/svc/receive/:token', () => {
-          throw new AppError('not_implemented', 'The inbound webhook is not implemented yet');
-        });
-      },
-    }),
+    async setup({ db, broker, logger }) {
+      const store = createInboundEventStore(db);
+      await store.init();
+      const channels = createChannelDirectory({
+        messagingUrl: config.MESSAGING_URL,
+        internalSecret: config.INTERNAL_API_SECRET,
+        ttlMs: config.CHANNEL_CACHE_TTL_MS,
+        copies: createChannelCopyStore(db),
+        logger,
+      });
+      let relay: { stop(): Promise<void> } | undefined;
+      return {
+        rawRoutes: (app) =>
+          receiveRoutes(app, {
+            channels,
+            store,
+            broker: broker!,
+            bodyLimit: config.INBOUND_BODY_LIMIT,
+          }),
+        startConsumers: async () => {
+          relay = startRelay({
+            broker: broker!,
+            store,
+            logger,
+            intervalMs: config.RELAY_INTERVAL_MS,
+            graceMs: config.RELAY_GRACE_MS,
+            retentionDays: config.INBOUND_RETENTION_DAYS,
+          });
+        },
+        onStop: async () => {
+          await relay?.stop();
+          channels.shutdown();
+        },
+      };
+    },
   });
 }

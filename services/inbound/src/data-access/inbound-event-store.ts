@@ -1,0 +1,95 @@
+import { Schema, trusted, type Connection } from 'mongoose';
+import type { ProviderRoutingKey } from '@switchboard/contracts';
+
+export interface PendingPublication {
+  message_id: string;
+  routing_key: ProviderRoutingKey;
+  waba_id: string;
+  field: string;
+  /** JSON text: provider payloads may hold keys the document database refuses (`.`, `$`). */
+  value_json: string;
+}
+
+/** A provider webhook as it arrived, kept for replay and deduplication, and its outbox. */
+export interface InboundEvent {
+  _id: string;
+  company_id: number;
+  /** SHA-256 of the raw body: the provider's retry of the same delivery has the same bytes. */
+  body_sha256: string;
+  raw_body: string;
+  state: 'accepted' | 'rejected';
+  reason: string | null;
+  /** Broker messages still to publish; emptied once the broker confirmed them. */
+  pending: PendingPublication[];
+  received_at: Date;
+  published_at: Date | null;
+}
+
+const inboundEventSchema = new Schema<InboundEvent>(
+  {
+    _id: { type: String, required: true },
+    company_id: { type: Number, required: true },
+    body_sha256: { type: String, required: true },
+    raw_body: { type: String, required: true },
+    state: { type: String, enum: ['accepted', 'rejected'], required: true },
+    reason: { type: String, default: null },
+    pending: { type: Schema.Types.Mixed, default: [] },
+    received_at: { type: Date, required: true },
+    published_at: { type: Date, default: null },
+  },
+  { collection: 'inbound_events', versionKey: false },
+);
+inboundEventSchema.index({ company_id: 1, body_sha256: 1 }, { unique: true });
+inboundEventSchema.index({ published_at: 1, received_at: 1 });
+inboundEventSchema.index({ received_at: 1 });
+
+export function createInboundEventStore(db: Connection) {
+  const Events = db.model('InboundEvent', inboundEventSchema);
+
+  return {
+    init: () => Events.init(),
+
+    /** Stores the event; a second arrival of the same bytes returns the first one instead. */
+    async insertOnce(event: InboundEvent): Promise<{ event: InboundEvent; duplicate: boolean }> {
+      try {
+        await Events.create(event);
+        return { event, duplicate: false };
+      } catch (error) {
+        if ((error as { code?: number }).code !== 11000) throw error;
+        const first = await Events.findOne({
+          company_id: event.company_id,
+          body_sha256: event.body_sha256,
+        }).lean<InboundEvent>();
+        if (!first) throw error;
+        return { event: first, duplicate: true };
+      }
+    },
+
+    async markPublished(id: string, now: Date): Promise<void> {
+      await Events.updateOne({ _id: id }, { $set: { pending: [], published_at: now } });
+    },
+
+    /** Accepted events whose publication has not been confirmed, oldest first. */
+    findUnpublished(receivedBefore: Date, limit: number): Promise<InboundEvent[]> {
+      return Events.find({
+        state: 'accepted',
+        published_at: null,
+        // Operators written here are ours; sanitizeFilter would otherwise neutralize them.
+        received_at: trusted({ $lt: receivedBefore }),
+      })
+        .sort({ received_at: 1 })
+        .limit(limit)
+        .lean<InboundEvent[]>()
+        .exec();
+    },
+
+    async deleteReceivedBefore(cutoff: Date): Promise<number> {
+      const { deletedCount } = await Events.deleteMany({ received_at: trusted({ $lt: cutoff }) });
+      return deletedCount;
+    },
+
+    findById: (id: string) => Events.findById(id).lean<InboundEvent>().exec(),
+  };
+}
+
+export type InboundEventStore = ReturnType<typeof createInboundEventStore>;

@@ -1,0 +1,61 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  ProviderWebhookSchema,
+  routeProviderChange,
+  type InboundChannel,
+} from '@switchboard/contracts';
+import type {
+  InboundEvent,
+  InboundEventStore,
+  PendingPublication,
+} from '../data-access/inbound-event-store';
+
+/** Splits a webhook into the broker messages it becomes: one per change and kind. */
+export function publicationsOf(eventId: string, payload: unknown): PendingPublication[] | string {
+  const parsed = ProviderWebhookSchema.safeParse(payload);
+  if (!parsed.success) return 'not a provider webhook envelope';
+  return parsed.data.entry.flatMap((entry, entryIndex) =>
+    entry.changes.flatMap((change, changeIndex) =>
+      routeProviderChange(change.field, change.value).map(({ routingKey, value }) => ({
+        message_id: `${eventId}:${entryIndex}:${changeIndex}:${routingKey}`,
+        routing_key: routingKey,
+        waba_id: entry.id,
+        field: change.field,
+        value_json: JSON.stringify(value),
+      })),
+    ),
+  );
+}
+
+/**
+ * Stores a verified webhook before anything else happens to it. Malformed bodies are kept as
+ * rejected (and still answered 200: the provider would only send them again).
+ */
+export async function acceptWebhook(
+  store: InboundEventStore,
+  channel: InboundChannel,
+  rawBody: Buffer,
+  now = new Date(),
+): Promise<{ event: InboundEvent; duplicate: boolean }> {
+  const id = randomUUID();
+  let pending: PendingPublication[] = [];
+  let reason: string | null = null;
+  try {
+    const result = publicationsOf(id, JSON.parse(rawBody.toString('utf8')));
+    if (typeof result === 'string') reason = result;
+    else pending = result;
+  } catch {
+    reason = 'body is not valid JSON';
+  }
+  return store.insertOnce({
+    _id: id,
+    company_id: channel.company_id,
+    body_sha256: createHash('sha256').update(rawBody).digest('hex'),
+    raw_body: rawBody.toString('utf8'),
+    state: reason ? 'rejected' : 'accepted',
+    reason,
+    pending,
+    received_at: now,
+    published_at: reason || pending.length === 0 ? now : null,
+  });
+}

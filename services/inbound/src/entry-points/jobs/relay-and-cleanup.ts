@@ -1,0 +1,52 @@
+import type { Broker, Logger } from '@switchboard/service-kit';
+import type { InboundEventStore } from '../../data-access/inbound-event-store';
+import { publishEvent } from '../../domain/publish-event';
+
+const BATCH = 100;
+const CLEANUP_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * The outbox relay: publishes accepted events whose publication was never confirmed (broker
+ * down, process killed after the write), and deletes raw events past retention.
+ */
+export function startRelay(deps: {
+  broker: Broker;
+  store: InboundEventStore;
+  logger: Logger;
+  intervalMs: number;
+  graceMs: number;
+  retentionDays: number;
+}): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  let lastCleanup = 0;
+
+  const tick = async () => {
+    const now = new Date();
+    if (deps.broker.isConnected()) {
+      const due = await deps.store.findUnpublished(new Date(now.getTime() - deps.graceMs), BATCH);
+      for (const event of due) {
+        await publishEvent(deps.broker, deps.store, event);
+        deps.logger.info({ eventId: event._id }, 'relayed an unpublished inbound event');
+      }
+    }
+    if (now.getTime() - lastCleanup > CLEANUP_EVERY_MS) {
+      lastCleanup = now.getTime();
+      const cutoff = new Date(now.getTime() - deps.retentionDays * 24 * 3600 * 1000);
+      const deleted = await deps.store.deleteReceivedBefore(cutoff);
+      if (deleted > 0) deps.logger.info({ deleted }, 'deleted inbound events past retention');
+    }
+  };
+
+  const timer = setInterval(() => {
+    running = running
+      .then(tick)
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'relay tick failed'));
+  }, deps.intervalMs);
+
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import {
+  INTERNAL_SECRET_HEADER,
+  InboundChannelResponseSchema,
+  type InboundChannel,
+} from '@switchboard/contracts';
+import { AppError, createOutboundClient, type Logger } from '@switchboard/service-kit';
+import type { ChannelCopyStore } from '../data-access/channel-copy-store';
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
+export interface ChannelDirectoryOptions {
+  messagingUrl: string;
+  internalSecret: string;
+  ttlMs: number;
+  copies: ChannelCopyStore;
+  logger: Logger;
+}
+
+/**
+ * Finds the channel an inbound token belongs to: from memory while fresh, else from messaging,
+ * else — when messaging cannot answer — from the copy kept of its last answer.
+ */
+export function createChannelDirectory(options: ChannelDirectoryOptions) {
+  const client = createOutboundClient({
+    name: 'messaging',
+    baseURL: options.messagingUrl,
+    timeoutMs: 3_000,
+    logger: options.logger,
+  });
+  const memory = new Map<string, { channel: InboundChannel; expiresAt: number }>();
+
+  async function askMessaging(token: string): Promise<InboundChannel | null> {
+    const response = await client.request({
+      method: 'GET',
+      url: `/internal/channels/by-inbound-token/${token}`,
+      headers: { [INTERNAL_SECRET_HEADER]: options.internalSecret },
+    });
+    if (response.status === 404) return null;
+    if (response.status !== 200) throw new Error(`messaging answered ${response.status}`);
+    return InboundChannelResponseSchema.parse(response.data).channel;
+  }
+
+  return {
+    async find(token: string, now = new Date()): Promise<InboundChannel | null> {
+      if (!TOKEN_PATTERN.test(token)) return null;
+      const remembered = memory.get(token);
+      if (remembered && remembered.expiresAt > now.getTime()) return remembered.channel;
+
+      let channel: InboundChannel | null;
+      try {
+        channel = await askMessaging(token);
+      } catch (error) {
+        const copy = await options.copies.find(token);
+        if (copy) {
+          options.logger.warn({ err: error }, 'messaging unavailable; using the kept channel copy');
+          const { _id, fetched_at, ...kept } = copy;
+          return kept;
+        }
+        throw new AppError('dependency_unavailable', 'Channel lookup is unavailable', {
+          cause: error,
+        });
+      }
+      if (!channel) {
+        memory.delete(token);
+        await options.copies.remove(token);
+        return null;
+      }
+      memory.set(token, { channel, expiresAt: now.getTime() + options.ttlMs });
+      await options.copies.save(token, channel, now).catch((error: unknown) => {
+        options.logger.warn({ err: error }, 'could not keep a copy of the channel');
+      });
+      return channel;
+    },
+    shutdown: () => client.shutdown(),
+  };
+}
+
+export type ChannelDirectory = ReturnType<typeof createChannelDirectory>;

@@ -1,0 +1,247 @@
+import { createHmac } from 'node:crypto';
+import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib';
+import {
+  EXCHANGES,
+  ProviderEventMessageSchema,
+  type CreateOrganizationResponse,
+  type ProviderEventMessage,
+} from '@switchboard/contracts';
+import type { RunningService } from '@switchboard/service-kit';
+import { inboundConfigSchema, type InboundConfig } from '../../src/config';
+import { startService } from '../../src/start-service';
+import { createInboundEventStore } from '../../src/data-access/inbound-event-store';
+import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import {
+  MONGODB_URL,
+  dropDatabasesWithPrefix,
+  freePortBlock,
+  isolatedAmqpUrl,
+  uniquePrefix,
+} from '../../../../test/support/test-infra';
+
+jest.setTimeout(30_000);
+
+const prefix = uniquePrefix('inbound');
+let vhost: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
+let stack: GatewayStack;
+let inbound: RunningService<InboundConfig>;
+let org: CreateOrganizationResponse;
+let amqp: ChannelModel;
+let tap: AmqpChannel;
+const published: { routingKey: string; message: ProviderEventMessage }[] = [];
+
+beforeAll(async () => {
+  vhost = await isolatedAmqpUrl('inbound');
+  const inboundPort = await freePortBlock(1);
+  stack = await startGatewayStack({
+    dbPrefix: prefix,
+    amqpUrl: vhost.url,
+    gatewayEnv: { INBOUND_URL: `http://127.0.0.1:${inboundPort}` },
+  });
+  inbound = await startService(
+    inboundConfigSchema.parse({
+      PORT: String(inboundPort),
+      MONGODB_URL,
+      MONGODB_DB_PREFIX: prefix,
+      AMQP_URL: vhost.url,
+      INTERNAL_API_SECRET: stack.internalSecret,
+      MESSAGING_URL: stack.messaging.url,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      CHANNEL_CACHE_TTL_MS: '0',
+      RELAY_INTERVAL_MS: '200',
+      RELAY_GRACE_MS: '0',
+    }),
+  );
+  org = await stack.createOrganization('standard', 'Inbound Co');
+
+  amqp = await connect(vhost.url);
+  tap = await amqp.createChannel();
+  const { queue } = await tap.assertQueue('', { exclusive: true });
+  await tap.bindQueue(queue, EXCHANGES.provider, '#');
+  await tap.consume(queue, (msg) => {
+    if (!msg) return;
+    published.push({
+      routingKey: msg.fields.routingKey,
+      message: ProviderEventMessageSchema.parse(JSON.parse(msg.content.toString())),
+    });
+    tap.ack(msg);
+  });
+});
+
+afterAll(async () => {
+  await amqp?.close();
+  await inbound?.stop();
+  await stack?.stop();
+  await dropDatabasesWithPrefix(prefix);
+  await vhost?.drop();
+});
+
+const token = () => new URL(org.channel.inbound_url).pathname.split('/').pop()!;
+const directUrl = () => `${inbound.url}/webhook/svc/receive/${token()}`;
+const viaGateway = () => `${stack.gateway.url}/webhook/svc/receive/${token()}`;
+const sign = (body: string, secret = org.channel.app_secret) =>
+  'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+let sequence = 0;
+/** A `messages` webhook carrying one inbound text and one status, as Meta batches them. */
+function webhookBody(text: string) {
+  sequence += 1;
+  // Meta escapes non-ASCII as \uXXXX and signs that text (cloud-api.md §3.2).
+  const escaped = JSON.stringify(text).replace(
+    /[\u0080-\uffff]/g,
+    (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
+  );
+  return (
+    `{"object":"whatsapp_business_account","entry":[{"id":"${'1'.repeat(15)}","changes":[{"field":"messages","value":` +
+    `{"messaging_product":"whatsapp","metadata":{"display_phone_number":"${org.channel.display_phone_number}","phone_number_id":"${org.channel.phone_number_id}"},` +
+    `"contacts":[{"profile":{"name":"Ana"},"wa_id":"393471234567"}],` +
+    `"messages":[{"from":"393471234567","id":"wamid.in${sequence}","timestamp":"1750263773","type":"text","text":{"body":${escaped}}}],` +
+    `"statuses":[{"id":"wamid.out${sequence}","status":"delivered","timestamp":"1750263773","recipient_id":"393471234567"}]}}]}]}`
+  );
+}
+
+const post = (url: string, body: string, signature = sign(body)) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+    body,
+  });
+
+describe('inbound webhook (spec §4.4)', () => {
+  test('when the provider verifies the URL with the right token, then the challenge is echoed', async () => {
+    const query = `hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${org.channel.verify_token}`;
+    const response = await fetch(`${viaGateway()}?${query}`);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('1158201444');
+  });
+
+  test('when the verify token is wrong or the URL unknown, then 403 or 404', async () => {
+    const wrong = await fetch(
+      `${directUrl()}?hub.mode=subscribe&hub.challenge=1&hub.verify_token=nope`,
+    );
+    expect(wrong.status).toBe(403);
+    const unknown = await fetch(
+      `${inbound.url}/webhook/svc/receive/${'x'.repeat(43)}?hub.mode=subscribe&hub.challenge=1&hub.verify_token=x`,
+    );
+    expect(unknown.status).toBe(404);
+  });
+
+  test('when a signed webhook arrives through the gateway, then it is stored and each kind is published', async () => {
+    const body = webhookBody("J'ai mangé des pâtes みどりいろ 👍");
+    const response = await post(viaGateway(), body);
+    expect(response.status).toBe(200);
+
+    const mine = (p: { message: ProviderEventMessage }) =>
+      JSON.stringify(p.message.value).includes(`wamid.in${sequence}"`) ||
+      JSON.stringify(p.message.value).includes(`wamid.out${sequence}"`);
+    const messages = await waitFor(() => {
+      const found = published.filter(mine);
+      return found.length >= 2 ? found : undefined;
+    });
+    expect(messages.map((m) => m.routingKey).sort()).toEqual([
+      'provider.message',
+      'provider.status',
+    ]);
+    const inboundMessage = messages.find((m) => m.routingKey === 'provider.message')!.message;
+    expect(inboundMessage).toMatchObject({
+      company_id: org.organization.company_id,
+      field: 'messages',
+    });
+    expect(inboundMessage.value.statuses).toBeUndefined();
+    expect(JSON.stringify(inboundMessage.value)).toContain('mangé des pâtes みどりいろ 👍');
+
+    const stored = await inbound.db
+      .collection('inbound_events')
+      .findOne({ _id: inboundMessage.inbound_event_id as never });
+    expect(stored).toMatchObject({ state: 'accepted', raw_body: body, pending: [] });
+  });
+
+  test('when the signature is wrong, then 403 and nothing is stored or published', async () => {
+    const before = await inbound.db.collection('inbound_events').countDocuments();
+    const published0 = published.length;
+    const body = webhookBody('forged');
+    const response = await post(directUrl(), body, sign(body, 'not-the-app-secret'));
+    expect(response.status).toBe(403);
+    const missing = await post(directUrl(), body, '');
+    expect(missing.status).toBe(403);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await inbound.db.collection('inbound_events').countDocuments()).toBe(before);
+    expect(published.length).toBe(published0);
+  });
+
+  test('when a validly signed body is not JSON, then it is stored as rejected, answered 200, not published', async () => {
+    const published0 = published.length;
+    const body = '{"object": "whatsapp_business_account", "entry": [';
+    const response = await post(directUrl(), body);
+    expect(response.status).toBe(200);
+    const stored = await inbound.db.collection('inbound_events').findOne({ raw_body: body });
+    expect(stored).toMatchObject({ state: 'rejected', reason: 'body is not valid JSON' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(published.length).toBe(published0);
+  });
+
+  test('when the provider delivers the same webhook twice, then it is stored and published once', async () => {
+    const body = webhookBody('twice');
+    const published0 = published.length;
+    expect((await post(directUrl(), body)).status).toBe(200);
+    expect((await post(directUrl(), body)).status).toBe(200);
+    await waitFor(() => (published.length >= published0 + 2 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(published.length).toBe(published0 + 2);
+    expect(await inbound.db.collection('inbound_events').countDocuments({ raw_body: body })).toBe(
+      1,
+    );
+  });
+
+  test('when messaging is down, then a channel seen before is still verified and accepted', async () => {
+    await stack.messaging.stop();
+    try {
+      const body = webhookBody('while messaging sleeps');
+      const response = await post(directUrl(), body);
+      expect(response.status).toBe(200);
+      const forged = await post(directUrl(), body, sign(body, 'wrong'));
+      expect(forged.status).toBe(403);
+    } finally {
+      await stack.restartMessaging();
+    }
+  });
+
+  test('when an accepted event was never published (crash after the write), then the relay publishes it', async () => {
+    const store = createInboundEventStore(inbound.db);
+    const id = 'crashed-' + Date.now();
+    await store.insertOnce({
+      _id: id,
+      company_id: org.organization.company_id,
+      body_sha256: id,
+      raw_body: '{}',
+      state: 'accepted',
+      reason: null,
+      pending: [
+        {
+          message_id: `${id}:0:0:provider.account_update`,
+          routing_key: 'provider.account_update',
+          waba_id: '1',
+          field: 'account_update',
+          value_json: JSON.stringify({ event: 'ACCOUNT_RECONNECTED' }),
+        },
+      ],
+      received_at: new Date(Date.now() - 60_000),
+      published_at: null,
+    });
+    const relayed = await waitFor(() => published.find((p) => p.message.inbound_event_id === id));
+    expect(relayed.routingKey).toBe('provider.account_update');
+    expect(relayed.message.value).toEqual({ event: 'ACCOUNT_RECONNECTED' });
+    const stored = await store.findById(id);
+    expect(stored?.published_at).not.toBeNull();
+  });
+});
