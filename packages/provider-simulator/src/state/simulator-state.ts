@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import type { FaultRule } from '../domain/faults/fault-rules';
+import type { TokenBucket } from '../domain/faults/token-bucket';
+import type { Channel } from './channel';
+import type { MediaRecord, SentRecord, TemplateRecord, WabaState, WebhookRecord } from './records';
+
+/** Everything the simulator knows. In memory only; `reset()` returns to the configured start. */
+export class SimulatorState {
+  readonly channels = new Map<string, Channel>();
+  readonly wabas = new Map<string, WabaState>();
+  readonly templates = new Map<string, TemplateRecord>();
+  readonly media = new Map<string, MediaRecord>();
+  readonly sent: SentRecord[] = [];
+  readonly webhooks: WebhookRecord[] = [];
+  readonly faults: FaultRule[] = [];
+  /** Throughput buckets per phone number id; rebuilt when a limit changes. */
+  readonly throughputBuckets = new Map<string, TokenBucket>();
+  /** Pair-rate buckets per `phone_number_id:wa_id`. */
+  readonly pairBuckets = new Map<string, TokenBucket>();
+  /** Last inbound message per `phone_number_id:wa_id` (ms), which opens the 24 h window. */
+  readonly lastInboundAt = new Map<string, number>();
+  /** Last outgoing wamid per `phone_number_id:wa_id`, the default `context` of injected replies. */
+  readonly lastOutgoingWamid = new Map<string, string>();
+  /** When an approved template's `waba:name:language` was deleted (its name is locked 30 days). */
+  readonly deletedTemplateNames = new Map<string, number>();
+  /** Signs media download URLs. */
+  readonly mediaUrlSecret = randomBytes(16).toString('hex');
+  private sequence = 0;
+
+  nextSequence(): number {
+    this.sequence += 1;
+    return this.sequence;
+  }
+
+  channelsOfWaba(wabaId: string): Channel[] {
+    return [...this.channels.values()].filter((c) => c.registration.waba_id === wabaId);
+  }
+
+  findSentByWamid(wamid: string): SentRecord | undefined {
+    return this.sent.find((record) => record.wamid === wamid);
+  }
+
+  /** Forget everything but channels; registered (not preconfigured) channels too if asked. */
+  reset(options: { dropRegisteredChannels: boolean }): void {
+    this.templates.clear();
+    this.media.clear();
+    this.sent.length = 0;
+    this.webhooks.length = 0;
+    this.faults.length = 0;
+    this.throughputBuckets.clear();
+    this.pairBuckets.clear();
+    this.lastInboundAt.clear();
+    this.lastOutgoingWamid.clear();
+    this.deletedTemplateNames.clear();
+    if (options.dropRegisteredChannels) {
+      for (const [id, channel] of this.channels) {
+        if (!channel.preconfigured) this.channels.delete(id);
+      }
+    }
+  }
+}
+
+export const pairKey = (phoneNumberId: string, waId: string): string => `${phoneNumberId}:${waId}`;
