@@ -6,8 +6,19 @@ const readline = require('node:readline');
 
 const ROOT = path.resolve(__dirname, '..');
 
-/** Start order: owners first, the gateway last, so it never proxies to a service still booting. */
-const SERVICES = ['messaging', 'contacts', 'campaigns', 'webhooks', 'inbound', 'gateway'];
+/**
+ * Start order: the provider simulator (the outside world) first, then the owners, the gateway
+ * last, so it never proxies to a service still booting.
+ */
+const SERVICES = [
+  'provider-simulator',
+  'messaging',
+  'contacts',
+  'campaigns',
+  'webhooks',
+  'inbound',
+  'gateway',
+];
 const PORT_OFFSETS = {
   gateway: 0,
   messaging: 1,
@@ -15,7 +26,16 @@ const PORT_OFFSETS = {
   campaigns: 3,
   webhooks: 4,
   inbound: 5,
+  'provider-simulator': 10,
 };
+const MAIN_FILES = Object.fromEntries(
+  SERVICES.map((name) => [
+    name,
+    name === 'provider-simulator'
+      ? path.join(ROOT, 'packages', name, 'dist', 'main.js')
+      : path.join(ROOT, 'services', name, 'dist', 'main.js'),
+  ]),
+);
 
 function portsFrom(basePort) {
   return Object.fromEntries(SERVICES.map((name) => [name, basePort + PORT_OFFSETS[name]]));
@@ -30,6 +50,9 @@ function wiringEnv(ports, host) {
     WEBHOOKS_URL: url('webhooks'),
     INBOUND_URL: url('inbound'),
     PUBLIC_BASE_URL: url('gateway'),
+    // New channels point at the simulator and are registered with it, unless told otherwise.
+    PROVIDER_BASE_URL: url('provider-simulator'),
+    PROVIDER_SIMULATOR_URL: url('provider-simulator'),
   };
 }
 
@@ -51,7 +74,7 @@ async function waitUntilReady(url, child, timeoutMs) {
 /**
  * @param {object} options
  * @param {Record<string,string>} options.env   variables for every service (secrets, database, broker)
- * @param {number} [options.basePort]          gateway port; the others follow it (+1 … +5)
+ * @param {number} [options.basePort]          gateway port; the others follow it (+1 … +5, simulator +10)
  * @param {(service: string, line: string) => void} [options.onLine]  every output line of every process
  * @param {number} [options.readyTimeoutMs]
  */
@@ -62,7 +85,7 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
   const children = new Map();
 
   async function startOne(name) {
-    const child = spawn(process.execPath, [path.join(ROOT, 'services', name, 'dist', 'main.js')], {
+    const child = spawn(process.execPath, [MAIN_FILES[name]], {
       cwd: ROOT,
       env: { ...process.env, ...wiringEnv(ports, host), ...env, PORT: String(ports[name]) },
       stdio: ['ignore', 'pipe', 'pipe'],

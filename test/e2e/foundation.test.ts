@@ -37,7 +37,7 @@ beforeAll(async () => {
       LOG_LEVEL: 'info',
       PROXY_TIMEOUT_MS: '3000',
     },
-    basePort: await freePortBlock(6),
+    basePort: await freePortBlock(11),
     onLine: (service: string, line: string) => output.push(`${service}: ${line}`),
   });
   gateway = system.urls.gateway;
