@@ -10,4 +10,6 @@ export * from './http/operation';
 export * from './http/gateway-api';
 export * from './http/messaging-internal-api';
 export * from './provider-events';
+export * from './http/contacts-api';
+export * from './http/contacts-internal-api';
 export * from './openapi';

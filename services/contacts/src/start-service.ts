@@ -1,17 +1,53 @@
-import {
-  apiPathsOwnedBy,
-  notImplementedRoutes,
-  startServiceRuntime,
-  type RunningService,
-} from '@switchboard/service-kit';
+import { EXCHANGES } from '@switchboard/contracts';
+import { nextId, startServiceRuntime, type RunningService } from '@switchboard/service-kit';
 import type { ContactsConfig } from './config';
+import { createContactStore } from './data-access/contact-store';
+import { createGroupStore } from './data-access/group-store';
+import { createQuotaStore } from './data-access/quota-store';
+import type { ContactsDeps } from './domain/dependencies';
+import { createContactEventRelay } from './domain/relay-contact-events';
+import { contactRoutes } from './entry-points/http/contact-routes';
+import { groupRoutes } from './entry-points/http/group-routes';
+import { internalRoutes } from './entry-points/http/internal-routes';
 
+/** Contacts and groups of every organization, the contact quota, and the reserved contact events. */
 export function startService(config: ContactsConfig): Promise<RunningService<ContactsConfig>> {
   return startServiceRuntime({
     service: 'contacts',
     config,
-    setup: () => ({
-      routes: (router) => notImplementedRoutes(router, apiPathsOwnedBy('contacts')),
-    }),
+    async setup({ db, broker, logger }) {
+      const contacts = createContactStore(db);
+      const groups = createGroupStore(db);
+      await Promise.all([contacts.init(), groups.init()]);
+
+      const relay = createContactEventRelay({
+        store: contacts,
+        publish: async (event) => {
+          if (!broker) throw new Error('contacts runs without a broker');
+          await broker.publish(EXCHANGES.events, event.event, event, { messageId: event.id });
+        },
+        logger,
+        enabled: config.EMIT_RESERVED_EVENTS,
+        sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
+      });
+      const deps: ContactsDeps = {
+        contacts,
+        groups,
+        quotas: createQuotaStore(db),
+        nextContactId: () => nextId(db, 'contacts'),
+        nextGroupId: () => nextId(db, 'groups'),
+        events: relay,
+      };
+      return {
+        routes: (router) => {
+          contactRoutes(router, deps);
+          groupRoutes(router, deps);
+          internalRoutes(router, deps);
+        },
+        // Started once HTTP listens and the broker is connected: picks up what a previous run left.
+        startConsumers: async () => relay.start(),
+        onStop: () => relay.stop(),
+      };
+    },
   });
 }

@@ -1,0 +1,76 @@
+import mongoose, { Schema, type Connection } from 'mongoose';
+import { isDuplicateKeyError } from './contact-store';
+
+/** How many contacts an organization holds: one document per organization (ARCHITECTURE §5). */
+interface ContactQuota {
+  _id: number;
+  count: number;
+}
+
+const quotaSchema = new Schema<ContactQuota>(
+  { _id: { type: Number, required: true }, count: { type: Number, required: true } },
+  { collection: 'contact_quotas', versionKey: false },
+);
+
+export function createQuotaStore(db: Connection) {
+  const Quotas = db.model<ContactQuota>('ContactQuota', quotaSchema);
+
+  /**
+   * Creates the organization's counter, starting from the contacts it already holds. Concurrent
+   * upserts of a missing document race on FerretDB, so it is created on its own first.
+   */
+  async function createCounter(company_id: number, currentCount: () => Promise<number>) {
+    const count = await currentCount();
+    await Quotas.updateOne(
+      { _id: company_id },
+      { $setOnInsert: { count } },
+      { upsert: true },
+    ).catch((error: unknown) => {
+      if (!isDuplicateKeyError(error)) throw error;
+    });
+  }
+
+  return {
+    /**
+     * Takes one place, atomically: only while fewer than `limit` are taken (`null`: no limit, the
+     * place is still counted). Returns false, having changed nothing, when the limit is reached.
+     */
+    async reserve(
+      company_id: number,
+      limit: number | null,
+      currentCount: () => Promise<number>,
+    ): Promise<boolean> {
+      const filter =
+        limit === null
+          ? { _id: company_id }
+          : { _id: company_id, count: mongoose.trusted({ $lt: limit }) };
+      let counterExists = false;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await Quotas.updateOne(filter, { $inc: { count: 1 } });
+        if (result.matchedCount === 1) return true;
+        // Refused for real only when the counter existed when the update ran.
+        if (counterExists) return false;
+        if (!(await Quotas.exists({ _id: company_id }))) {
+          await createCounter(company_id, currentCount);
+        }
+        counterExists = true;
+      }
+      return false;
+    },
+
+    /** Gives a place back (a deleted contact, or a create that did not happen). */
+    async release(company_id: number): Promise<void> {
+      await Quotas.updateOne(
+        { _id: company_id, count: mongoose.trusted({ $gt: 0 }) },
+        { $inc: { count: -1 } },
+      );
+    },
+
+    async used(company_id: number): Promise<number> {
+      const quota = await Quotas.findById(company_id).lean<ContactQuota>().exec();
+      return quota?.count ?? 0;
+    },
+  };
+}
+
+export type QuotaStore = ReturnType<typeof createQuotaStore>;

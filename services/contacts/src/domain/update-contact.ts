@@ -1,0 +1,49 @@
+import type { Contact, UpdateAIBotRequest, UpdateContactRequest } from '@switchboard/contracts';
+import type { StoredContact } from '../data-access/contact-store';
+import { presentContact, type ContactsDeps } from './dependencies';
+import { contactNotFound } from './not-found';
+import {
+  planAIBotChange,
+  planUpdateContactChanges,
+  type ContactChangesPlan,
+} from './plan-contact-changes';
+import { applyContactChanges } from './save-contact';
+
+async function changeContact(
+  deps: ContactsDeps,
+  company_id: number,
+  id: number,
+  plan: (existing: StoredContact) => ContactChangesPlan | null,
+  now: Date,
+): Promise<Contact> {
+  const existing = await deps.contacts.findById(company_id, id);
+  if (!existing) throw contactNotFound(`id ${id}`);
+  const updated = await applyContactChanges(deps, existing, plan(existing), now);
+  return presentContact(deps, updated);
+}
+
+/** Spec §4.3 `updateContact`: a new phone must not belong to another contact (409). */
+export function updateContact(
+  deps: ContactsDeps,
+  company_id: number,
+  { id, ...fields }: UpdateContactRequest,
+  now = new Date(),
+): Promise<Contact> {
+  return changeContact(
+    deps,
+    company_id,
+    id,
+    (existing) => planUpdateContactChanges(existing, fields),
+    now,
+  );
+}
+
+/** Spec §4.3 `updateAIBot`: the flag campaigns reads before letting the AI bot answer. */
+export function updateAIBot(
+  deps: ContactsDeps,
+  company_id: number,
+  { id, enabled }: UpdateAIBotRequest,
+  now = new Date(),
+): Promise<Contact> {
+  return changeContact(deps, company_id, id, (existing) => planAIBotChange(existing, enabled), now);
+}

@@ -1,0 +1,54 @@
+import type { Router } from 'express';
+import {
+  AudienceCountRequestSchema,
+  AudiencePageRequestSchema,
+  CONTACTS_INTERNAL_PATHS,
+  ContactsByIdsRequestSchema,
+  ResolveContactRequestSchema,
+  type AudienceCountResponse,
+  type AudiencePageResponse,
+  type ContactsByIdsResponse,
+  type ResolveContactResponse,
+} from '@switchboard/contracts';
+import { parseInput } from '@switchboard/service-kit';
+import type { ContactsDeps } from '../../domain/dependencies';
+import { contactsByIds } from '../../domain/list-contacts';
+import { resolveContact } from '../../domain/make-contact';
+import { audiencePage, countAudience } from '../../domain/select-audience';
+
+/** The internal API other services call (behind the internal secret, which the runtime checks). */
+export function internalRoutes(router: Router, deps: ContactsDeps): void {
+  router.post(CONTACTS_INTERNAL_PATHS.resolve, async (req, res) => {
+    const request = parseInput(ResolveContactRequestSchema, req.body ?? {});
+    const { contact, created } = await resolveContact(deps, request);
+    const body: ResolveContactResponse = { status: 'success', contact, created };
+    res.status(created ? 201 : 200).json(body);
+  });
+
+  router.post(CONTACTS_INTERNAL_PATHS.byIds, async (req, res) => {
+    const { company_id, ids } = parseInput(ContactsByIdsRequestSchema, req.body ?? {});
+    const body: ContactsByIdsResponse = {
+      status: 'success',
+      contacts: await contactsByIds(deps, company_id, ids),
+    };
+    res.json(body);
+  });
+
+  router.post(CONTACTS_INTERNAL_PATHS.audienceCount, async (req, res) => {
+    const request = parseInput(AudienceCountRequestSchema, req.body ?? {});
+    const body: AudienceCountResponse = {
+      status: 'success',
+      total: await countAudience(deps, request),
+    };
+    res.json(body);
+  });
+
+  router.post(CONTACTS_INTERNAL_PATHS.audience, async (req, res) => {
+    const request = parseInput(AudiencePageRequestSchema, req.body ?? {});
+    const body: AudiencePageResponse = {
+      status: 'success',
+      ...(await audiencePage(deps, request)),
+    };
+    res.json(body);
+  });
+}

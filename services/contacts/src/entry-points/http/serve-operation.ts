@@ -1,0 +1,47 @@
+import type { Request, Response, Router } from 'express';
+import { AppError } from '@switchboard/service-kit';
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * Serves `/api/svc/<operation>` on the methods spec §4.3 lists for it; any other method answers
+ * 405 with an `Allow` header, so a wrong method is told apart from an unknown operation.
+ */
+export function serveOperation(
+  router: Router,
+  operation: string,
+  methods: readonly Method[],
+  handler: Handler,
+): void {
+  const path = `/api/svc/${operation}`;
+  for (const method of methods) router[method](path, handler);
+  const allowed = methods.map((method) => method.toUpperCase());
+  router.all(path, (req, res) => {
+    res.setHeader('Allow', allowed.join(', '));
+    throw new AppError(
+      'not_found',
+      `${operation} is called with ${allowed.join(' or ')}, not ${req.method}`,
+      { httpStatus: 405 },
+    );
+  });
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
+
+/** Empty query parameters (`?page=&search=`) mean "not given". */
+function queryParameters(req: Request): Record<string, unknown> {
+  const query = isPlainObject(req.query) ? req.query : {};
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
+}
+
+/**
+ * The parameters of an operation: the query string for GET; for the other methods the body
+ * (JSON, or a form the gateway re-encoded as JSON), over any query parameters.
+ */
+export function operationInput(req: Request): Record<string, unknown> {
+  const query = queryParameters(req);
+  if (req.method === 'GET' || req.method === 'HEAD') return query;
+  return { ...query, ...(isPlainObject(req.body) ? req.body : {}) };
+}
