@@ -31,7 +31,14 @@ describe('gateway API schemas', () => {
   });
 
   test('when a creation answer carries the organization and token, then it is a success envelope', () => {
-    const answer = { status: 'success', organization, token: 'sb_x', token_id: 'tok_1' };
+    const channel = {
+      inbound_url: 'http://127.0.0.1:8080/webhook/svc/receive/abc',
+      verify_token: 'v',
+      app_secret: 's',
+      phone_number_id: '106540352242922',
+      display_phone_number: '15550783881',
+    };
+    const answer = { status: 'success', organization, token: 'sb_x', token_id: 'tok_1', channel };
     expect(CreateOrganizationResponseSchema.parse(answer)).toEqual(answer);
   });
 
