@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import {
   INTERNAL_SECRET_HEADER,
@@ -93,12 +95,13 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       }
 
       try {
-        const answer = await client.request<Buffer>({
+        const answer = await client.request<Readable>({
           method: req.method,
           url: path + url.search,
           headers,
           data,
-          responseType: 'arraybuffer',
+          // Streamed through, so a long listing is never held whole in the gateway's memory.
+          responseType: 'stream',
           maxBodyLength: Infinity,
         });
         res.status(answer.status);
@@ -106,7 +109,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
           const value = answer.headers[name];
           if (typeof value === 'string') res.setHeader(name, value);
         }
-        res.send(Buffer.from(answer.data));
+        await pipeline(answer.data, res);
       } catch (error) {
         if (error instanceof OutboundError) {
           throw new AppError('dependency_unavailable', `The ${service} service is unavailable`, {

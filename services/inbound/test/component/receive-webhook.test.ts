@@ -82,7 +82,7 @@ const viaGateway = () => `${stack.gateway.url}/webhook/svc/receive/${token()}`;
 const sign = (body: string, secret = org.channel.app_secret) =>
   'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 
-async function waitFor<T>(probe: () => T | undefined, timeoutMs = 5_000): Promise<T> {
+async function waitFor<T>(probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
