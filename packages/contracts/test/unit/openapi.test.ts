@@ -110,6 +110,7 @@ describe('gateway operations', () => {
       'POST /admin/organizations admin',
       'POST /admin/organizations/{company_id}/tokens admin',
       'DELETE /admin/tokens/{token_id} admin',
+      'PUT /admin/organizations/{company_id}/channel admin',
       'GET /api/svc/me token',
     ]);
   });
