@@ -12,4 +12,6 @@ export * from './http/messaging-internal-api';
 export * from './provider-events';
 export * from './http/contacts-api';
 export * from './http/contacts-internal-api';
+export * from './http/webhooks-api';
+export * from './webhooks-delivery';
 export * from './openapi';

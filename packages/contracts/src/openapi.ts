@@ -3,9 +3,14 @@ import { ErrorResponseSchema } from './envelope';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import type { Operation } from './http/operation';
+import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 
 /** Every documented operation; an API file adds one line here. */
-export const ALL_OPERATIONS: readonly Operation[] = [...GATEWAY_OPERATIONS, ...CONTACTS_OPERATIONS];
+export const ALL_OPERATIONS: readonly Operation[] = [
+  ...GATEWAY_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
+  ...CONTACTS_OPERATIONS,
+];
 
 type JsonSchema = Record<string, unknown>;
 export type OpenApiDocument = {

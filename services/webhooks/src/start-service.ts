@@ -1,17 +1,96 @@
-import {
-  notImplementedRoutes,
-  startServiceRuntime,
-  type RunningService,
-} from '@switchboard/service-kit';
+import { lookup } from 'node:dns/promises';
+import { startServiceRuntime, type RunningService } from '@switchboard/service-kit';
 import type { WebhooksConfig } from './config';
+import { createDeliveryStore } from './data-access/delivery-store';
+import { createWebhookStore } from './data-access/webhook-store';
+import type { DeliveryDeps } from './domain/attempt-delivery';
+import { EndpointGate } from './domain/endpoint-gate';
+import type { ManageDeps } from './domain/manage-webhooks';
+import { startRetentionCleanup } from './domain/retention';
+import { RetrySchedule } from './domain/retry-schedule';
+import { createSecretBox, secretEncryptionKey } from './domain/webhook-secret';
+import { brokerDeliveryQueue, startConsumers } from './entry-points/broker/consumers';
+import { webhookRoutes } from './entry-points/http/webhook-routes';
+import { createWebhookHttpClient } from './outbound/webhook-http-client';
 
+/** Outbound webhooks (issue 5): the management API, and delivery from `svc.events` with retries. */
 export function startService(config: WebhooksConfig): Promise<RunningService<WebhooksConfig>> {
+  const schedule = new RetrySchedule(config.WEBHOOK_MAX_ATTEMPTS, config.WEBHOOK_RETRY_DELAYS);
   return startServiceRuntime({
     service: 'webhooks',
     config,
-    setup: () => ({
-      routes: (router) =>
-        notImplementedRoutes(router, ['/developer/webhooks', '/developer/webhooks/*rest']),
-    }),
+    topology: schedule.topology(),
+    async setup({ db, broker, logger }) {
+      if (!broker) throw new Error('the webhooks service needs the broker');
+      if (!config.WEBHOOK_SECRET_ENCRYPTION_KEY && config.NODE_ENV === 'production') {
+        logger.warn(
+          'WEBHOOK_SECRET_ENCRYPTION_KEY is not set; deriving it from the internal secret',
+        );
+      }
+      const webhooks = createWebhookStore(db, { cacheTtlMs: config.WEBHOOK_CACHE_TTL_MS });
+      const deliveries = createDeliveryStore(db);
+      await Promise.all([webhooks.init(), deliveries.init()]);
+
+      const secrets = createSecretBox(
+        secretEncryptionKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY, config.INTERNAL_API_SECRET),
+      );
+      const http = createWebhookHttpClient({
+        logger,
+        allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        breaker: {
+          errorThresholdPercentage: config.WEBHOOK_BREAKER_ERROR_PERCENT,
+          volumeThreshold: config.WEBHOOK_BREAKER_VOLUME,
+          resetTimeoutMs: config.WEBHOOK_BREAKER_RESET_MS,
+        },
+      });
+      const queue = brokerDeliveryQueue(broker);
+      const delivery: DeliveryDeps = {
+        deliveries,
+        webhooks,
+        queue,
+        http,
+        gate: new EndpointGate({ concurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY }),
+        secrets,
+        schedule,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        maxPostponements: config.WEBHOOK_MAX_POSTPONEMENTS,
+        logger,
+      };
+      const manage: ManageDeps = {
+        webhooks,
+        deliveries,
+        secrets,
+        urlPolicy: {
+          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+          resolve: async (host) =>
+            (await lookup(host, { all: true })).map((entry) => entry.address),
+        },
+        forgetEndpoint: (id) => http.forget(String(id)),
+      };
+      const retention = startRetentionCleanup(deliveries, {
+        days: config.WEBHOOK_LOG_RETENTION_DAYS,
+        logger,
+      });
+      const testTimeoutMs = Math.min(config.WEBHOOK_TEST_TIMEOUT_MS, config.WEBHOOK_TIMEOUT_MS);
+
+      return {
+        routes: (router) => webhookRoutes(router, { manage, delivery, testTimeoutMs }),
+        startConsumers: () =>
+          startConsumers(
+            broker,
+            { fanOut: { webhooks, deliveries, queue }, delivery },
+            {
+              eventPrefetch: config.WEBHOOK_EVENT_PREFETCH,
+              deliveryPrefetch: config.WEBHOOK_DELIVERY_PREFETCH,
+            },
+          ),
+        onStop: async () => {
+          await retention.stop();
+          await deliveries.drain();
+          http.shutdown();
+        },
+      };
+    },
   });
 }

@@ -1,0 +1,264 @@
+// Outbound webhook delivery (issue 5, point 10): deliveries per second and p99 latency from an
+// event on `svc.events` to its arrival at a local receiver, beside a baseline from the same run —
+// the same receiver hit by plain Node HTTP POSTs of the same bytes at equal concurrency.
+//
+//   npx tsc -b && node services/webhooks/bench/delivery-throughput.bench.js [EVENTS]
+//
+// Env: EVENTS (default 2000), WEBHOOKS (subscribed webhooks per event, default 4), RATE (events/s
+// of the paced run, default 40), RECEIVER_DELAY_MS (receiver think time, default 0), MONGODB_URL,
+// AMQP_URL. Runs in a RabbitMQ vhost and database prefix of its own, both removed at the end.
+// Plain JavaScript on the compiled service (dist/), so that it needs no TypeScript runner.
+const { execFileSync } = require('node:child_process');
+const { randomBytes, randomUUID } = require('node:crypto');
+const http = require('node:http');
+const path = require('node:path');
+const { connect } = require('amqplib');
+const mongoose = require('mongoose');
+
+const dist = path.join(__dirname, '..', 'dist');
+const { startService } = require(path.join(dist, 'start-service'));
+const { webhooksConfigSchema } = require(path.join(dist, 'config'));
+
+const EVENTS = Number(process.argv[2] ?? process.env.EVENTS ?? 2000);
+const WEBHOOKS = Number(process.env.WEBHOOKS ?? 4);
+const RATE = Number(process.env.RATE ?? 40);
+const RECEIVER_DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
+const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
+const COMPANY = 1;
+const tag = randomBytes(4).toString('hex');
+const prefix = `b_wh_${tag}_`;
+const vhost = `b_wh_${tag}`;
+const secret = randomBytes(24).toString('hex');
+
+/** The receiver both runs hit: reads the body, notes when it arrived, answers 200. */
+function startReceiver(onArrival) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      onArrival(req, Date.now());
+      const answer = () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      if (RECEIVER_DELAY_MS > 0) setTimeout(answer, RECEIVER_DELAY_MS);
+      else answer();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+function summary(label, latencies, startedAt, endedAt) {
+  const seconds = (endedAt - startedAt) / 1000;
+  return {
+    run: label,
+    deliveries: latencies.length,
+    seconds: Number(seconds.toFixed(2)),
+    'deliveries/s': Math.round(latencies.length / seconds),
+    'p50 ms': percentile(latencies, 50),
+    'p99 ms': percentile(latencies, 99),
+    'max ms': Math.max(...latencies),
+  };
+}
+
+function sampleEvent(i) {
+  return {
+    id: randomUUID(),
+    event: 'message_sent',
+    timestamp: new Date().toISOString(),
+    company_id: COMPANY,
+    data: {
+      message_id: i,
+      message_wamid: `wamid.BENCH${i}`,
+      contact_id: 1,
+      phone: '15550001234',
+      company_id: COMPANY,
+    },
+  };
+}
+
+/** Plain Node HTTP: `concurrency` workers POST the same kind of body, keep-alive, no retries. */
+async function baseline(port, total, concurrency, arrivals) {
+  const agent = new http.Agent({ keepAlive: true });
+  const body = Buffer.from(JSON.stringify({ event: 'message_sent', ...sampleEvent(0) }));
+  const latencies = [];
+  let next = 0;
+  const startedAt = Date.now();
+  const worker = async () => {
+    while (next < total) {
+      const id = String(next++);
+      const sentAt = Date.now();
+      await new Promise((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/baseline',
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': body.length,
+              'x-webhook-id': id,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', resolve);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      latencies.push(arrivals.get(id) - sentAt);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return summary(
+    `baseline: plain POSTs, ${concurrency} concurrent`,
+    latencies,
+    startedAt,
+    Date.now(),
+  );
+}
+
+async function main() {
+  execFileSync('rabbitmqctl', ['add_vhost', vhost], { stdio: 'ignore' });
+  execFileSync('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], {
+    stdio: 'ignore',
+  });
+  const amqpUrl = new URL(AMQP_URL);
+  amqpUrl.pathname = `/${vhost}`;
+
+  // Event id → when it was published; arrivals keyed by X-Webhook-Id and path.
+  const publishedAt = new Map();
+  const arrivals = new Map();
+  let serviceArrivals = [];
+  const receiver = await startReceiver((req, at) => {
+    const id = req.headers['x-webhook-id'];
+    if (req.url === '/baseline') arrivals.set(id, at);
+    else serviceArrivals.push(at - publishedAt.get(id));
+  });
+  const port = receiver.address().port;
+
+  const config = webhooksConfigSchema.parse({
+    PORT: '0',
+    MONGODB_URL,
+    MONGODB_DB_PREFIX: prefix,
+    AMQP_URL: amqpUrl.toString(),
+    INTERNAL_API_SECRET: secret,
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  });
+  const service = await startService(config);
+  const concurrency = Math.min(
+    config.WEBHOOK_DELIVERY_PREFETCH,
+    WEBHOOKS * config.WEBHOOK_ENDPOINT_CONCURRENCY,
+  );
+  const results = [];
+  try {
+    for (let i = 0; i < WEBHOOKS; i++) {
+      const response = await fetch(`${service.url}/developer/webhooks`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-internal-secret': secret,
+          'x-org-id': String(COMPANY),
+          'x-org-plan': 'standard',
+          'x-org-plan-started-at': new Date().toISOString(),
+        },
+        body: JSON.stringify({
+          name: `bench ${i}`,
+          url: `http://127.0.0.1:${port}/w${i}`,
+          events: ['message_sent'],
+        }),
+      });
+      if (response.status !== 201) throw new Error(`webhook: ${await response.text()}`);
+    }
+    const connection = await connect(amqpUrl.toString());
+    const channel = await connection.createConfirmChannel();
+    const publish = (event) => {
+      publishedAt.set(event.id, Date.now());
+      channel.publish('svc.events', event.event, Buffer.from(JSON.stringify(event)), {
+        persistent: true,
+        messageId: event.id,
+      });
+    };
+    const waitForAll = async (count) => {
+      while (serviceArrivals.length < count) await new Promise((r) => setTimeout(r, 20));
+    };
+
+    // Warm-up: connections, JIT, the database's first pages.
+    for (let i = 0; i < 50; i++) publish(sampleEvent(i));
+    await channel.waitForConfirms();
+    await waitForAll(50 * WEBHOOKS);
+    await baseline(port, 200, concurrency, arrivals);
+
+    results.push(await baseline(port, EVENTS * WEBHOOKS, concurrency, arrivals));
+
+    serviceArrivals = [];
+    const burstStart = Date.now();
+    for (let i = 0; i < EVENTS; i++) {
+      publish(sampleEvent(i));
+      // A real publisher is another process: yield now and then so this one does not starve
+      // the service (and the receiver) that share its event loop here.
+      if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await channel.waitForConfirms();
+    await waitForAll(EVENTS * WEBHOOKS);
+    results.push(
+      summary(
+        `service: burst of ${EVENTS} events × ${WEBHOOKS} webhooks`,
+        serviceArrivals,
+        burstStart,
+        Date.now(),
+      ),
+    );
+
+    // Latency below saturation: events at a steady RATE per second.
+    serviceArrivals = [];
+    const paced = Math.min(EVENTS, RATE * 10);
+    const pacedStart = Date.now();
+    for (let i = 0; i < paced; i++) {
+      const due = pacedStart + (i * 1000) / RATE;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      publish(sampleEvent(i));
+    }
+    await channel.waitForConfirms();
+    await waitForAll(paced * WEBHOOKS);
+    results.push(
+      summary(
+        `service: paced ${RATE} events/s × ${WEBHOOKS} webhooks`,
+        serviceArrivals,
+        pacedStart,
+        Date.now(),
+      ),
+    );
+    await connection.close();
+  } finally {
+    await service.stop();
+    receiver.close();
+    const admin = await mongoose.createConnection(MONGODB_URL).asPromise();
+    const { databases } = await admin.db.admin().listDatabases({ nameOnly: true });
+    for (const { name } of databases) {
+      if (name.startsWith(prefix)) await admin.useDb(name).dropDatabase();
+    }
+    await admin.close();
+    execFileSync('rabbitmqctl', ['delete_vhost', vhost], { stdio: 'ignore' });
+  }
+  console.log(
+    `\nwebhook delivery, ${EVENTS} events, ${WEBHOOKS} webhooks each, equal concurrency ${concurrency}` +
+      (RECEIVER_DELAY_MS ? `, receiver think time ${RECEIVER_DELAY_MS} ms` : ''),
+  );
+  console.table(results);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,133 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  brokerEvent,
+  createWebhook,
+  logsOf,
+  newCompanyId,
+  startHarness,
+  waitFor,
+  type Harness,
+} from '../support/harness';
+import { startReceiver, type Behaviour, type Receiver } from '../support/receiver';
+
+jest.setTimeout(60_000);
+
+const receivers: Receiver[] = [];
+afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())));
+
+async function receiver(behaviour?: Behaviour) {
+  const started = await startReceiver(behaviour);
+  receivers.push(started);
+  return started;
+}
+
+describe('one bad endpoint does not delay the others', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    // A small prefetch window, so that a hanging endpoint could fill it if nothing stopped it.
+    harness = await startHarness('wh_isolation', {
+      WEBHOOK_DELIVERY_PREFETCH: '20',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '4',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_RETRY_DELAYS: '0.5,1,1',
+    });
+  });
+  afterAll(() => harness?.stop());
+
+  test('when one endpoint hangs until the timeout and another refuses connections, then a healthy one still gets every delivery within a second', async () => {
+    const companyId = newCompanyId();
+    const hanging = await receiver(() => ({ hang: true }));
+    const healthy = await receiver();
+    for (const endpoint of [hanging, healthy]) {
+      const { secret } = await createWebhook(harness, companyId, {
+        url: endpoint.url,
+        events: ['message_sent'],
+      });
+      endpoint.trust(secret);
+    }
+    await createWebhook(harness, companyId, {
+      url: 'http://127.0.0.1:1/refused',
+      events: ['message_sent'],
+    });
+
+    const publishedAt = new Map<string, number>();
+    for (let i = 0; i < 40; i++) {
+      const event = brokerEvent('message_sent', companyId);
+      publishedAt.set(event.id, Date.now());
+      await harness.publish(event);
+      await sleep(40);
+    }
+
+    await waitFor(() => healthy.requests.length === 40, 10_000, 'all healthy deliveries');
+    const lateness = healthy.requests.map(
+      (request) => request.at - publishedAt.get(request.headers['x-webhook-id'] as string)!,
+    );
+    expect(lateness.filter((ms) => ms >= 1_000)).toEqual([]);
+    // The hanging endpoint never had more requests open than its concurrency limit.
+    const openAtOnce = hanging.requests.filter(
+      (request) => request.at < hanging.requests[0]!.at + 2_900,
+    );
+    expect(openAtOnce.length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('per-endpoint breaker', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness('wh_breaker', {
+      WEBHOOK_BREAKER_VOLUME: '2',
+      WEBHOOK_BREAKER_ERROR_PERCENT: '50',
+      WEBHOOK_BREAKER_RESET_MS: '2000',
+      WEBHOOK_RETRY_DELAYS: '0.3,0.6,0.9',
+    });
+  });
+  afterAll(() => harness?.stop());
+
+  test('when the breaker is open, then attempts are postponed without being spent and go out once it closes', async () => {
+    const companyId = newCompanyId();
+    let healthy = false;
+    const endpoint = await receiver(() => (healthy ? { status: 200 } : { status: 500 }));
+    const webhook = await createWebhook(harness, companyId, {
+      url: endpoint.url,
+      events: ['message_sent'],
+    });
+    endpoint.trust(webhook.secret);
+
+    const first = [brokerEvent('message_sent', companyId), brokerEvent('message_sent', companyId)];
+    for (const event of first) await harness.publish(event);
+    await waitFor(() => endpoint.requests.length === 2, 5_000);
+    healthy = true;
+    const opened = Date.now();
+
+    const later = Array.from({ length: 4 }, () => brokerEvent('message_sent', companyId));
+    for (const event of later) await harness.publish(event);
+
+    // While open (2 s), nothing is attempted: longer than the whole 0.3 + 0.6 s schedule.
+    await sleep(1_200);
+    expect(endpoint.requests).toHaveLength(2);
+
+    // The two retries and the four later events: eight requests in all.
+    await waitFor(
+      () => endpoint.requests.length >= 8,
+      10_000,
+      'deliveries after the breaker closes',
+    );
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(1_900);
+    const logs = await waitFor(async () => {
+      const rows = await logsOf(harness, companyId, webhook.id);
+      return rows.length === 8 && rows;
+    });
+    const byEvent = (id: string) => logs.filter((row) => row.event_id === id);
+    for (const event of later) {
+      expect(byEvent(event.id).map((row) => `${row.attempt} ${row.state}`)).toEqual([
+        '1 / 3 succeeded',
+      ]);
+    }
+    for (const event of first) {
+      expect(byEvent(event.id).map((row) => `${row.attempt} ${row.state}`)).toEqual([
+        '2 / 3 succeeded',
+        '1 / 3 retrying',
+      ]);
+    }
+  });
+});
