@@ -25,5 +25,7 @@ module.exports = {
       '<rootDir>/{packages,services}/*/test/{component,contract}/**/*.test.ts',
     ]),
     project('e2e', ['<rootDir>/test/e2e/**/*.test.ts']),
+    // Dockerfile, docker-compose.yml and k8s/ checked offline against their schemas and the code.
+    project('deploy', ['<rootDir>/test/deploy/**/*.test.ts']),
   ],
 };

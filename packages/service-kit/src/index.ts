@@ -4,6 +4,7 @@ export * from './counters';
 export * from './errors';
 export * from './http';
 export * from './logger';
+export * from './metrics';
 export * from './mongo';
 export * from './outbound-client';
 export * from './service-runtime';

@@ -1,6 +1,7 @@
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import CircuitBreaker from 'opossum';
 import type { Logger } from './logger';
+import { currentServiceMetrics, type OutboundOutcome, type ServiceMetrics } from './metrics';
 
 export type OutboundFailureKind = 'timeout' | 'unreachable' | 'circuit_open';
 
@@ -36,6 +37,13 @@ export interface OutboundClientOptions {
     resetTimeoutMs?: number;
     volumeThreshold?: number;
   };
+  /** Where calls and breaker state are counted; defaults to the metrics of the running service. */
+  metrics?: ServiceMetrics;
+  /**
+   * The `client` label in the metrics; defaults to `name`. Clients created per remote (one per
+   * customer endpoint) should share one label, so that the series stay few.
+   */
+  metricsLabel?: string;
 }
 
 export interface OutboundClient {
@@ -76,19 +84,42 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
   breaker.on('halfOpen', () => log.info('circuit half-open'));
   breaker.on('close', () => log.info('circuit closed'));
 
+  const metrics = options.metrics ?? currentServiceMetrics();
+  const label = options.metricsLabel ?? options.name;
+  const untrackBreaker = metrics?.trackBreaker(label, () =>
+    breaker.opened ? 'open' : breaker.halfOpen ? 'half_open' : 'closed',
+  );
+  const observe = (outcome: OutboundOutcome, started: number) =>
+    metrics?.observeOutboundCall(label, outcome, (performance.now() - started) / 1000);
+
   return {
     name: options.name,
     async request<T>(config: AxiosRequestConfig): Promise<AxiosResponse<T>> {
+      const started = performance.now();
       try {
-        return (await breaker.fire(config)) as AxiosResponse<T>;
+        const response = (await breaker.fire(config)) as AxiosResponse<T>;
+        observe(statusClass(response.status), started);
+        return response;
       } catch (error) {
-        if (error instanceof FailedResponse) return error.response as AxiosResponse<T>;
-        throw toOutboundError(options.name, error);
+        if (error instanceof FailedResponse) {
+          observe(statusClass(error.response.status), started);
+          return error.response as AxiosResponse<T>;
+        }
+        const failure = toOutboundError(options.name, error);
+        observe(failure.kind, started);
+        throw failure;
       }
     },
     isCircuitOpen: () => breaker.opened,
-    shutdown: () => breaker.shutdown(),
+    shutdown: () => {
+      untrackBreaker?.();
+      breaker.shutdown();
+    },
   };
+}
+
+function statusClass(status: number): OutboundOutcome {
+  return `${Math.min(Math.max(Math.floor(status / 100), 1), 5)}xx` as OutboundOutcome;
 }
 
 function toOutboundError(client: string, error: unknown): OutboundError {

@@ -7,6 +7,7 @@ import { createHttpApp } from './http/create-http-app';
 import { requireInternalSecret } from './http/internal-auth';
 import { startHttpServer } from './http/start-http-server';
 import { createLogger, type Logger } from './logger';
+import { createServiceMetrics, runWithServiceMetrics, type ServiceMetrics } from './metrics';
 import { connectMongo, isMongoReady } from './mongo';
 import { stopTelemetry } from './telemetry';
 
@@ -18,6 +19,8 @@ export interface RuntimeDeps<C extends ServiceConfig> {
   db: Connection;
   /** Undefined for a service started with `useBroker: false`. */
   broker: Broker | undefined;
+  /** This runtime's Prometheus registry, served at `/metrics`; a service may add its own metrics. */
+  metrics: ServiceMetrics;
 }
 
 export interface ServiceParts {
@@ -55,6 +58,15 @@ export interface RunningService<C extends ServiceConfig> extends RuntimeDeps<C> 
 export async function startServiceRuntime<C extends ServiceConfig>(
   options: ServiceRuntimeOptions<C>,
 ): Promise<RunningService<C>> {
+  const metrics = createServiceMetrics(options.service);
+  // Everything started from here (requests, consumed messages, timers) finds this runtime's metrics.
+  return runWithServiceMetrics(metrics, () => startRuntime(options, metrics));
+}
+
+async function startRuntime<C extends ServiceConfig>(
+  options: ServiceRuntimeOptions<C>,
+  metrics: ServiceMetrics,
+): Promise<RunningService<C>> {
   const { config, service } = options;
   const logger = options.logger ?? createLogger(service, config.LOG_LEVEL);
   const db = await connectMongo({
@@ -70,12 +82,14 @@ export async function startServiceRuntime<C extends ServiceConfig>(
       broker = new Broker({ url: config.AMQP_URL, connectionName: service, logger });
       const topology = options.topology ?? topologyFor(service);
       broker.onConnect((channel) => assertTopology(channel, topology));
+      metrics.observeBroker(broker);
     }
-    const parts = await options.setup({ config, logger, db, broker });
+    const parts = await options.setup({ config, logger, db, broker, metrics });
     if (broker) await broker.start();
 
     const app = createHttpApp({
       logger,
+      metrics,
       bodyLimit: config.HTTP_BODY_LIMIT,
       readinessChecks: [
         { name: 'shutdown', check: () => !stopping },
@@ -104,6 +118,7 @@ export async function startServiceRuntime<C extends ServiceConfig>(
       logger,
       db,
       broker,
+      metrics,
       port: http.port,
       url: `http://${config.HOST}:${http.port}`,
       async stop() {

@@ -2,19 +2,26 @@ import { randomUUID } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { REQUEST_ID_HEADER } from '@switchboard/contracts';
 import type { Logger } from '../logger';
+import type { ServiceMetrics } from '../metrics';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes, type ReadinessCheck } from './health-routes';
+import { metricsRoute, recordHttpMetrics } from './metrics-routes';
 
 export interface HttpAppOptions {
   logger: Logger;
   bodyLimit?: string;
   readinessChecks?: ReadinessCheck[];
+  /** When given, requests are counted and timed, and `GET /metrics` serves the registry. */
+  metrics?: ServiceMetrics;
   /** Routes that need the raw request stream (signature checks, proxies), mounted before body parsing. */
   rawRoutes?: (app: Express) => void;
   routes: (app: Express) => void;
 }
 
-/** Every service's express app: request ids, bounded body parsing, health, and the spec's error envelope. */
+/**
+ * Every service's express app: request ids, bounded body parsing, health (and metrics, when
+ * given), and the spec's error envelope.
+ */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -22,6 +29,10 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('query parser', 'extended');
 
   app.use(requestContext(options.logger));
+  if (options.metrics) {
+    app.use(recordHttpMetrics(options.metrics));
+    app.use(metricsRoute(options.metrics));
+  }
   app.use(healthRoutes(options.readinessChecks ?? []));
   options.rawRoutes?.(app);
 

@@ -6,6 +6,8 @@ import { requestLogger } from './create-http-app';
 
 export function sendError(res: Response, error: AppError): void {
   const body: ErrorResponse = { status: 'error', message: error.message, code: error.code };
+  // Read by the HTTP metrics, which count error answers by code.
+  res.locals.errorCode = error.code;
   res.status(error.httpStatus).json({ ...error.details, ...body });
 }
 

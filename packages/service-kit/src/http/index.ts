@@ -2,5 +2,6 @@ export * from './create-http-app';
 export * from './error-middleware';
 export * from './health-routes';
 export * from './internal-auth';
+export * from './metrics-routes';
 export * from './not-implemented';
 export * from './start-http-server';
