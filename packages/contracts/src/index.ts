@@ -14,4 +14,6 @@ export * from './http/contacts-api';
 export * from './http/contacts-internal-api';
 export * from './http/webhooks-api';
 export * from './webhooks-delivery';
+export * from './http/messaging-api';
+export * from './messaging-commands';
 export * from './openapi';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorResponseSchema } from './envelope';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
+import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
 import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 
@@ -10,6 +11,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...GATEWAY_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...CONTACTS_OPERATIONS,
+  ...MESSAGING_OPERATIONS,
 ];
 
 type JsonSchema = Record<string, unknown>;

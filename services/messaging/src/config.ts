@@ -15,6 +15,32 @@ export const messagingConfigSchema = z.object({
   /** When set, every new channel is registered with this provider simulator's control API. */
   PROVIDER_SIMULATOR_URL: z.string().url().optional(),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  CONTACTS_URL: z.string().url().default('http://127.0.0.1:8082'),
+  /** Sends per second per phone number: the provider's throughput (80 by default, cloud-api.md §5). */
+  SEND_RATE_PER_SECOND: z.coerce.number().positive().default(80),
+  /** Calls to the provider per message, retries of throughput limits and 5xx/timeouts included. */
+  SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  SEND_RETRY_BASE_MS: z.coerce.number().int().min(0).default(250),
+  /** No retry starts later than this after the first call, so an API caller waits a bounded time. */
+  SEND_RETRY_BUDGET_MS: z.coerce.number().int().min(0).default(8_000),
+  /** A send in progress longer than this may be taken over by a retry with the same key. */
+  SEND_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Largest file accepted by sendmedia (the provider allows 16 MB for video and audio). */
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
+  /** Attempts of a `messaging.send` command before its message is recorded as failed (or parked). */
+  COMMAND_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
+  COMMAND_PREFETCH: z.coerce.number().int().min(1).default(20),
+  PROVIDER_EVENTS_PREFETCH: z.coerce.number().int().min(1).default(20),
+  /** How often records are searched for events left unpublished (broker down, process died). */
+  EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(10_000),
+  /** Events younger than this are left to the write that stored them. */
+  EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  CHANNEL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  CONTACT_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
 });
 
 export type MessagingConfig = z.infer<typeof messagingConfigSchema>;

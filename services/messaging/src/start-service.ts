@@ -1,21 +1,61 @@
+import { EXCHANGES } from '@switchboard/contracts';
 import {
   apiPathsOwnedBy,
+  nextId,
   notImplementedRoutes,
   startServiceRuntime,
   type RunningService,
 } from '@switchboard/service-kit';
 import type { MessagingConfig } from './config';
 import { createChannelStore } from './data-access/channel-store';
+import { createConversationStore } from './data-access/conversation-store';
+import { createIdempotencyStore } from './data-access/idempotency-store';
+import { createMessageStore } from './data-access/message-store';
+import { createNoticeStore } from './data-access/notice-store';
+import { createQuotaStore } from './data-access/quota-store';
+import { createChannelDirectory } from './domain/channel-directory';
+import { createKeyedLock } from './domain/keyed-lock';
+import { eventIdsIn } from './domain/message-events';
+import { createEventRelay } from './domain/relay-events';
+import { createPacing } from './domain/sending/deliver-to-provider';
+import { createSender } from './domain/sending/send-message';
+import { consumeProviderEvents } from './entry-points/broker/provider-events-consumer';
+import { consumeSendCommands } from './entry-points/broker/send-commands-consumer';
 import { channelRoutes } from './entry-points/http/channel-routes';
+import { quotaRoutes } from './entry-points/http/quota-routes';
+import { readRoutes } from './entry-points/http/read-routes';
+import { sendRoutes } from './entry-points/http/send-routes';
+import { createCloudApi } from './outbound/cloud-api';
+import { createContactsClient } from './outbound/contacts-client';
 import { simulatorRegistrar } from './outbound/simulator-control';
 
+/** Operations of spec §4.3 owned by messaging and served here; templates come with issue 6. */
+const SERVED = new Set(
+  [
+    'sendMessageToPhoneNumber',
+    'sendtemplatemessage',
+    'sendmedia',
+    'getMessageStatus',
+    'getMessages',
+    'getConversations',
+    'accountStatus',
+  ].map((operation) => `/api/svc/${operation}`),
+);
+
+/** Channels, sending, provider events → domain state and events, and the messages API. */
 export function startService(config: MessagingConfig): Promise<RunningService<MessagingConfig>> {
   return startServiceRuntime({
     service: 'messaging',
     config,
-    async setup({ db, logger }) {
+    async setup({ db, broker, logger }) {
       const channels = createChannelStore(db);
-      await channels.init();
+      const messages = createMessageStore(db);
+      const conversations = createConversationStore(db);
+      const notices = createNoticeStore(db);
+      await Promise.all([channels.init(), messages.init(), conversations.init(), notices.init()]);
+      const quotas = createQuotaStore(db);
+      const idempotency = createIdempotencyStore(db);
+
       const register = config.PROVIDER_SIMULATOR_URL
         ? simulatorRegistrar(config.PROVIDER_SIMULATOR_URL, logger)
         : undefined;
@@ -24,10 +64,103 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         providerBaseUrl: config.PROVIDER_BASE_URL,
         apiVersion: config.PROVIDER_API_VERSION,
       };
+      const directory = createChannelDirectory(channels, config.CHANNEL_CACHE_TTL_MS);
+      const cloudApi = createCloudApi({ logger, timeoutMs: config.PROVIDER_TIMEOUT_MS });
+      const contacts = createContactsClient({
+        baseURL: config.CONTACTS_URL,
+        internalSecret: config.INTERNAL_API_SECRET,
+        logger,
+        cacheTtlMs: config.CONTACT_CACHE_TTL_MS,
+      });
+      const relay = createEventRelay({
+        sources: [messages.outbox, notices.outbox],
+        publish: async (event) => {
+          if (!broker) throw new Error('messaging runs without a broker');
+          await broker.publish(EXCHANGES.events, event.event, event, { messageId: event.id });
+        },
+        logger,
+        sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
+        graceMs: config.EVENT_RELAY_GRACE_MS,
+      });
+      const nextMessageId = () => nextId(db, 'messages');
+      // Event ids derived from the messaging database's name: unique per deployment.
+      const eventIds = eventIdsIn(db.name);
+      const lock = createKeyedLock();
+      const sender = createSender({
+        nextMessageId,
+        messages,
+        conversations,
+        quotas,
+        idempotency,
+        channels: directory,
+        cloudApi,
+        contacts,
+        relay,
+        eventIds,
+        lock,
+        pacing: createPacing(config.SEND_RATE_PER_SECOND),
+        retry: {
+          maxAttempts: config.SEND_MAX_ATTEMPTS,
+          baseDelayMs: config.SEND_RETRY_BASE_MS,
+          budgetMs: config.SEND_RETRY_BUDGET_MS,
+        },
+        leaseMs: config.SEND_LEASE_MS,
+        logger,
+      });
+
       return {
         routes: (router) => {
-          channelRoutes(router, { store: channels, defaults, register });
-          notImplementedRoutes(router, apiPathsOwnedBy('messaging'));
+          channelRoutes(router, {
+            store: channels,
+            defaults,
+            register,
+            onChanged: (company_id) => directory.forget(company_id),
+          });
+          quotaRoutes(router, { quotas });
+          sendRoutes(router, { sender, mediaMaxBytes: config.MEDIA_MAX_BYTES });
+          readRoutes(router, {
+            messages,
+            conversations,
+            contacts,
+            channels: directory,
+            cloudApi,
+            logger,
+          });
+          notImplementedRoutes(
+            router,
+            apiPathsOwnedBy('messaging').filter((path) => !SERVED.has(path)),
+          );
+        },
+        startConsumers: async () => {
+          if (!broker) return;
+          await consumeProviderEvents(
+            broker,
+            {
+              nextMessageId,
+              messages,
+              conversations,
+              contacts,
+              relay,
+              eventIds,
+              lock,
+              notices,
+              channels,
+              directory,
+              logger,
+            },
+            config.PROVIDER_EVENTS_PREFETCH,
+          );
+          await consumeSendCommands(
+            broker,
+            { sender, logger },
+            { prefetch: config.COMMAND_PREFETCH, maxAttempts: config.COMMAND_MAX_ATTEMPTS },
+          );
+          relay.start();
+        },
+        onStop: async () => {
+          await relay.stop();
+          cloudApi.shutdown();
+          contacts.shutdown();
         },
       };
     },

@@ -26,6 +26,12 @@ export const ResolveContactRequestSchema = z.object({
   phone: PhoneSchema,
   /** The name the network reports for the sender; the phone is used when absent. */
   name: ContactNameSchema.optional(),
+  /**
+   * A send creating its recipient: a new contact then counts against the contact quota of the
+   * organization stated in the org headers (as the gateway sends them), and a full quota answers
+   * the quota error. Without it (an inbound message) the contact is always stored.
+   */
+  enforce_quota: z.boolean().optional(),
 });
 export type ResolveContactRequest = z.input<typeof ResolveContactRequestSchema>;
 

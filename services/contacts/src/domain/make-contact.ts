@@ -102,12 +102,14 @@ export async function makeContact(
 
 /**
  * Internal: the contact with this phone, created when new. Never refused by the quota: a customer
- * who writes to the business is always stored (ARCHITECTURE §5).
+ * who writes to the business is always stored (ARCHITECTURE §5). With `quotaOf` (a send to a new
+ * number) the organization's contact quota applies as in `makeContact`.
  */
 export async function resolveContact(
   deps: ContactsDeps,
   request: { company_id: number; phone: string; name?: string | undefined },
   now = new Date(),
+  quotaOf?: OrgContext,
 ): Promise<SavedContact> {
   const { company_id, phone } = request;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -123,8 +125,14 @@ export async function resolveContact(
     const created = await createWithinQuota(
       deps,
       company_id,
-      null,
-      () => new AppError('internal_error', 'an unlimited reservation was refused'),
+      quotaOf ? limitFor(quotaOf.plan, 'contacts', quotaOf.plan_started_at, now) : null,
+      () =>
+        quotaOf
+          ? new AppError(
+              'quota_exceeded',
+              quotaExceededMessage(quotaOf.plan, 'contacts', quotaOf.plan_started_at, now),
+            )
+          : new AppError('internal_error', 'an unlimited reservation was refused'),
       async () => ({ company_id, phone, name: request.name ?? phone }),
       now,
     );

@@ -155,6 +155,7 @@ describe('classifyProviderResponse (cloud-api.md §2)', () => {
       code: 131047,
       httpStatus: 400,
       retryable: false,
+      kind: 'refused',
     });
     expect(classifyProviderResponse(400, { error: { code: 100 } }).retryable).toBe(false);
   });

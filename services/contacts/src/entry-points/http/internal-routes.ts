@@ -10,7 +10,7 @@ import {
   type ContactsByIdsResponse,
   type ResolveContactResponse,
 } from '@switchboard/contracts';
-import { parseInput } from '@switchboard/service-kit';
+import { AppError, orgContext, parseInput } from '@switchboard/service-kit';
 import type { ContactsDeps } from '../../domain/dependencies';
 import { contactsByIds } from '../../domain/list-contacts';
 import { resolveContact } from '../../domain/make-contact';
@@ -20,7 +20,11 @@ import { audiencePage, countAudience } from '../../domain/select-audience';
 export function internalRoutes(router: Router, deps: ContactsDeps): void {
   router.post(CONTACTS_INTERNAL_PATHS.resolve, async (req, res) => {
     const request = parseInput(ResolveContactRequestSchema, req.body ?? {});
-    const { contact, created } = await resolveContact(deps, request);
+    const quotaOf = request.enforce_quota ? orgContext(req) : undefined;
+    if (quotaOf && quotaOf.company_id !== request.company_id) {
+      throw new AppError('validation_failed', 'company_id: must be the organization of x-org-id');
+    }
+    const { contact, created } = await resolveContact(deps, request, new Date(), quotaOf);
     const body: ResolveContactResponse = { status: 'success', contact, created };
     res.status(created ? 201 : 200).json(body);
   });

@@ -2,7 +2,14 @@
  * Which provider failures are worth trying again (cloud-api.md §2): throughput and transient
  * server errors are; anything about the request, the recipient or the account is not.
  */
-const RETRYABLE_CODES = new Set([1, 2, 4, 80007, 130429, 131000, 131016, 131057, 133004]);
+const THROTTLING_CODES = new Set([4, 80007, 130429]);
+const TRANSIENT_CODES = new Set([1, 2, 131000, 131016, 131057, 133004]);
+
+/**
+ * `refused`: the provider answered no (final); `throttled`: over a rate limit; `unavailable`:
+ * it could not answer (5xx, timeout, unreachable, breaker open). The last two are retried.
+ */
+export type ProviderFailureKind = 'refused' | 'throttled' | 'unavailable';
 
 export interface ProviderFailure {
   /** The text stored with the failed message and shown to the customer. */
@@ -10,6 +17,7 @@ export interface ProviderFailure {
   code: number | null;
   httpStatus: number | null;
   retryable: boolean;
+  kind: ProviderFailureKind;
 }
 
 interface GraphError {
@@ -26,16 +34,26 @@ export function classifyProviderResponse(httpStatus: number, body: unknown): Pro
   const details = error?.error_data?.details;
   const message =
     [error?.message, details].filter(Boolean).join(': ') || `Provider answered HTTP ${httpStatus}`;
-  const retryable =
-    code !== null ? RETRYABLE_CODES.has(code) : httpStatus >= 500 || httpStatus === 429;
-  return { message, code, httpStatus, retryable };
+  let kind: ProviderFailureKind;
+  if (code !== null) {
+    kind = THROTTLING_CODES.has(code)
+      ? 'throttled'
+      : TRANSIENT_CODES.has(code)
+        ? 'unavailable'
+        : 'refused';
+  } else {
+    kind = httpStatus === 429 ? 'throttled' : httpStatus >= 500 ? 'unavailable' : 'refused';
+  }
+  return { message, code, httpStatus, retryable: kind !== 'refused', kind };
 }
 
-export function unreachableFailure(reason: string): ProviderFailure {
+/** No usable answer at all: connection refused, timeout, or the channel's breaker open. */
+export function unreachableFailure(reason: string, cause = 'unreachable'): ProviderFailure {
   return {
-    message: `Provider unreachable: ${reason}`,
+    message: `Provider unavailable (${cause}): ${reason}`,
     code: null,
     httpStatus: null,
     retryable: true,
+    kind: 'unavailable',
   };
 }

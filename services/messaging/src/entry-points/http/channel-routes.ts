@@ -24,7 +24,13 @@ const TokenParamSchema = z.object({ token: z.string().min(1).max(200) });
 /** Internal channel API: provisioning and admin updates from the gateway, lookups from inbound. */
 export function channelRoutes(
   router: Router,
-  deps: { store: ChannelStore; defaults: ChannelDefaults; register: RegisterChannel | undefined },
+  deps: {
+    store: ChannelStore;
+    defaults: ChannelDefaults;
+    register: RegisterChannel | undefined;
+    /** Told when a channel changed, so that cached copies are dropped. */
+    onChanged?: (company_id: number) => void;
+  },
 ): void {
   router.post('/internal/channels', async (req, res) => {
     const request = parseInput(ProvisionChannelRequestSchema, req.body);
@@ -40,6 +46,7 @@ export function channelRoutes(
     const { company_id } = parseInput(CompanyParamSchema, req.params);
     const changes = parseInput(UpdateChannelRequestSchema, req.body ?? {});
     const channel = await updateChannel(deps.store, company_id, changes);
+    deps.onChanged?.(company_id);
     const body: UpdateChannelResponse = {
       status: 'success',
       channel: viewChannel(channel, deps.defaults.publicBaseUrl),

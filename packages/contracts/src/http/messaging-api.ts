@@ -1,0 +1,381 @@
+import { z } from 'zod';
+import { successResponse } from '../envelope';
+import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
+import { defineOperation } from './operation';
+
+// The messaging operations of spec §4.3. Inputs arrive as JSON or as form fields (all strings),
+// so lists also accept a JSON text or a comma-separated string.
+
+/** Cloud API limits (cloud-api.md §1.2), checked before anything is reserved or sent. */
+export const MESSAGE_LIMITS = {
+  text: 4096,
+  interactiveBody: 1024,
+  caption: 1024,
+  header: 60,
+  footer: 60,
+  buttons: 3,
+  buttonTitle: 20,
+  buttonId: 256,
+  filename: 240,
+  templateName: 512,
+} as const;
+
+export const MAX_MESSAGES_PER_PAGE = 100;
+export const DEFAULT_MESSAGES_PER_PAGE = 20;
+
+const text = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` });
+
+const optionalText = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, { error: `must be at most ${max} characters` })
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
+
+const MediaUrlSchema = z
+  .string({ error: 'must be a URL' })
+  .trim()
+  .max(2000, { error: 'must be at most 2000 characters' })
+  .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+
+/** A list given as an array, a JSON text of an array, or a comma-separated string. */
+function listInput<T extends z.ZodType>(item: T, what: string) {
+  return z.preprocess(
+    (value) => {
+      if (typeof value !== 'string') return value;
+      const trimmed = value.trim();
+      if (trimmed.startsWith('[')) {
+        try {
+          return JSON.parse(trimmed) as unknown;
+        } catch {
+          return value;
+        }
+      }
+      return trimmed === '' ? [] : trimmed.split(',').map((part) => part.trim());
+    },
+    z.array(item, { error: `must be ${what}` }),
+  );
+}
+
+export const ReplyButtonSchema = z.object({
+  id: text(MESSAGE_LIMITS.buttonId),
+  title: text(MESSAGE_LIMITS.buttonTitle),
+});
+export type ReplyButton = z.infer<typeof ReplyButtonSchema>;
+
+/** A button as `{id, title}`, or just its title (which is then its id as well). */
+const ButtonInputSchema = z.union(
+  [
+    ReplyButtonSchema,
+    text(MESSAGE_LIMITS.buttonTitle).transform((title) => ({ id: title, title })),
+  ],
+  { error: `must be {id, title} or a title of at most ${MESSAGE_LIMITS.buttonTitle} characters` },
+);
+
+export const ButtonsInputSchema = listInput(ButtonInputSchema, 'a list of buttons')
+  .refine((buttons) => buttons.length <= MESSAGE_LIMITS.buttons, {
+    message: `must be at most ${MESSAGE_LIMITS.buttons} buttons`,
+  })
+  .refine((buttons) => new Set(buttons.map((button) => button.title)).size === buttons.length, {
+    message: 'button titles must be unique',
+  });
+
+/** Spec §4.3 `sendMessageToPhoneNumber`. */
+export const SendMessageRequestSchema = z.object({
+  phone: PhoneSchema,
+  message: text(MESSAGE_LIMITS.text).describe(
+    'The text; at most 1024 characters with buttons or an image (then it is the body or caption).',
+  ),
+  header: optionalText(MESSAGE_LIMITS.header).describe('Header text of a message with buttons.'),
+  footer: optionalText(MESSAGE_LIMITS.footer).describe('Footer text of a message with buttons.'),
+  buttons: ButtonsInputSchema.optional().describe(
+    'Up to 3 reply buttons, as {id, title} objects or titles.',
+  ),
+  image: MediaUrlSchema.optional().describe(
+    'Image URL: sent as an image with the message as caption, or as the header of a button message.',
+  ),
+});
+export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
+
+const TemplateComponentsSchema = listInput(
+  z.record(z.string(), z.unknown(), { error: 'each component must be an object' }),
+  'a list of template components',
+).refine((components) => components.length <= 20, { message: 'must be at most 20 components' });
+
+/** Spec §4.3 `sendtemplatemessage` (components as the Cloud API takes them, cloud-api.md §1.2). */
+export const SendTemplateRequestSchema = z.object({
+  phone: PhoneSchema,
+  template_name: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .regex(/^[a-z0-9_]{1,512}$/, { error: 'must be lowercase letters, digits and _' }),
+  template_language: z
+    .string({ error: 'must be a language code such as en_US' })
+    .trim()
+    .regex(/^[a-z]{2,3}(?:_[A-Za-z0-9]{2,8})?$/, {
+      error: 'must be a language code such as en or en_US',
+    }),
+  components: TemplateComponentsSchema.optional().default([]),
+});
+export type SendTemplateRequest = z.infer<typeof SendTemplateRequestSchema>;
+
+export const MEDIA_TYPES = ['image', 'document', 'video', 'audio'] as const;
+export const MediaTypeSchema = z.enum(MEDIA_TYPES, {
+  error: `must be one of ${MEDIA_TYPES.join(', ')}`,
+});
+export type MediaType = z.infer<typeof MediaTypeSchema>;
+
+/** Spec §4.3 `sendmedia`: by `url`, or with the file itself as multipart field `file`. */
+export const SendMediaRequestSchema = z.object({
+  phone: PhoneSchema,
+  type: MediaTypeSchema,
+  url: MediaUrlSchema.optional().describe(
+    'Where the provider downloads the media; or send `file`.',
+  ),
+  caption: optionalText(MESSAGE_LIMITS.caption).describe('Not shown with audio.'),
+  filename: optionalText(MESSAGE_LIMITS.filename).describe('Shown with documents.'),
+});
+export type SendMediaRequest = z.infer<typeof SendMediaRequestSchema>;
+
+export const SendMessageResponseSchema = successResponse({
+  message_id: z.number().int().positive(),
+  message_wamid: z.string(),
+});
+export type SendMessageResponse = z.infer<typeof SendMessageResponseSchema>;
+
+// Reading messages.
+
+export const MESSAGE_DIRECTIONS = ['inbound', 'outbound'] as const;
+/** `pending` while a send is in flight; `received` for inbound messages. */
+export const STORED_MESSAGE_STATUSES = [
+  'pending',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'received',
+] as const;
+export const StoredMessageStatusSchema = z.enum(STORED_MESSAGE_STATUSES);
+export type StoredMessageStatus = z.infer<typeof StoredMessageStatusSchema>;
+
+const timestamp = () => z.iso.datetime({ offset: true });
+const nullableTimestamp = () => timestamp().nullable();
+
+/** When a message reached each status (null: not reached). */
+export const StatusTimesSchema = z.object({
+  sent: nullableTimestamp(),
+  delivered: nullableTimestamp(),
+  read: nullableTimestamp(),
+  failed: nullableTimestamp(),
+});
+export type StatusTimes = z.infer<typeof StatusTimesSchema>;
+
+export const MessageViewSchema = z.object({
+  id: z.number().int().positive(),
+  /** The provider's id; null until the provider has accepted an outbound message. */
+  wamid: z.string().nullable(),
+  contact_id: z.number().int().positive(),
+  phone: z.string(),
+  direction: z.enum(MESSAGE_DIRECTIONS),
+  /** The provider's message type: text, image, interactive, template, reaction… */
+  type: z.string(),
+  /** The text, or a short description of what was sent or received. */
+  message: z.string(),
+  status: StoredMessageStatusSchema,
+  error: z.string().nullable(),
+  campaign_id: z.number().int().positive().nullable(),
+  created_at: timestamp(),
+  status_times: StatusTimesSchema,
+});
+export type MessageView = z.infer<typeof MessageViewSchema>;
+
+export const GetMessageStatusQuerySchema = z.object({ message_id: PositiveIntegerSchema });
+export type GetMessageStatusQuery = z.infer<typeof GetMessageStatusQuerySchema>;
+
+export const StatusHistoryEntrySchema = z.object({
+  status: z.string(),
+  /** When the provider says it happened (the webhook's timestamp), or when we recorded it. */
+  at: timestamp(),
+  /** False for a status that arrived late or repeated and did not move the message. */
+  applied: z.boolean(),
+});
+
+export const MessageStatusResponseSchema = successResponse({
+  message_id: z.number().int().positive(),
+  message_wamid: z.string().nullable(),
+  message_status: StoredMessageStatusSchema,
+  error: z.string().nullable(),
+  status_times: StatusTimesSchema,
+  history: z.array(StatusHistoryEntrySchema),
+});
+export type MessageStatusResponse = z.infer<typeof MessageStatusResponseSchema>;
+
+const pageLimit = () =>
+  PositiveIntegerSchema.pipe(
+    z.number().max(MAX_MESSAGES_PER_PAGE, { error: `must be at most ${MAX_MESSAGES_PER_PAGE}` }),
+  )
+    .optional()
+    .default(DEFAULT_MESSAGES_PER_PAGE);
+
+export const GetMessagesQuerySchema = z.object({
+  contact_id: PositiveIntegerSchema,
+  limit: pageLimit().describe(`At most ${MAX_MESSAGES_PER_PAGE}; default 20.`),
+  before_id: PositiveIntegerSchema.optional().describe(
+    'Cursor: only messages with a smaller id (pass the previous page’s next_before_id).',
+  ),
+});
+export type GetMessagesQuery = z.infer<typeof GetMessagesQuerySchema>;
+
+export const MessagesResponseSchema = successResponse({
+  messages: z.array(MessageViewSchema),
+  /** Pass as `before_id` for the next (older) page; null when this page was the last. */
+  next_before_id: z.number().int().positive().nullable(),
+});
+export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
+
+export const GetConversationsQuerySchema = z.object({
+  limit: pageLimit().describe(`At most ${MAX_MESSAGES_PER_PAGE}; default 20.`),
+  before_id: PositiveIntegerSchema.optional().describe(
+    'Cursor: only conversations whose last message id is smaller (the previous page’s next_before_id).',
+  ),
+});
+export type GetConversationsQuery = z.infer<typeof GetConversationsQuerySchema>;
+
+export const ConversationSchema = z.object({
+  contact_id: z.number().int().positive(),
+  contact_name: z.string(),
+  phone: z.string(),
+  last_message: MessageViewSchema,
+  /** Inbound messages since the business last sent a message to this contact. */
+  unread_count: z.number().int().nonnegative(),
+  updated_at: timestamp(),
+});
+export type Conversation = z.infer<typeof ConversationSchema>;
+
+export const ConversationsResponseSchema = successResponse({
+  conversations: z.array(ConversationSchema),
+  next_before_id: z.number().int().positive().nullable(),
+});
+export type ConversationsResponse = z.infer<typeof ConversationsResponseSchema>;
+
+export const CONNECTION_STATES = ['connected', 'disconnected'] as const;
+
+/** Spec §4.3 `accountStatus`; provider fields are null when the provider could not be asked. */
+export const AccountStatusResponseSchema = successResponse({
+  connection_state: z.enum(CONNECTION_STATES),
+  /** E.g. active, pending_review, rejected, restricted, disabled. */
+  account_status: z.string().nullable(),
+  /** The WABA's review status: APPROVED, PENDING, REJECTED, DEFERRED. */
+  account_review_status: z.string().nullable(),
+  quality_rating: z.string().nullable(),
+  messaging_tier: z.string().nullable(),
+  phone_number: z.string(),
+  display_name: z.string(),
+  name_status: z.string().nullable(),
+  /** Why the state is disconnected (the provider's error or unreachable), else null. */
+  error: z.string().nullable(),
+});
+export type AccountStatusResponse = z.infer<typeof AccountStatusResponseSchema>;
+
+const MESSAGE_OPERATION = { auth: 'token', tags: ['messages'] } as const;
+const IDEMPOTENCY_NOTE =
+  ' An `Idempotency-Key` header makes a retried call return the first answer without sending ' +
+  'again (409 while the first call is still running, 409 if the key was used for another request).';
+const QUOTA_NOTE =
+  ' Each message counts against the plan’s messages per month (spec §8; 429 and nothing sent ' +
+  'when exceeded); a number with no contact becomes a contact (the contact quota applies). ' +
+  'A refusal by the provider answers `{status:"error", message}` with the provider’s error text.';
+
+export const MESSAGING_OPERATIONS = [
+  defineOperation({
+    method: 'post',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/sendMessageToPhoneNumber',
+    operationId: 'sendMessageToPhoneNumber',
+    summary: 'Send a text, image or reply-buttons message',
+    description:
+      'With `buttons`: an interactive message (`header` text or `image` as its header, `footer`). ' +
+      'Without buttons and with `image`: an image with `message` as caption. Otherwise a text ' +
+      '(header and footer do not apply).' +
+      QUOTA_NOTE +
+      IDEMPOTENCY_NOTE,
+    request: { body: SendMessageRequestSchema },
+    responses: { 200: SendMessageResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/sendtemplatemessage',
+    operationId: 'sendtemplatemessage',
+    summary: 'Send a template message',
+    description:
+      'Sent by name, language and components as given; the provider checks that the template ' +
+      'exists and is approved.' +
+      QUOTA_NOTE +
+      IDEMPOTENCY_NOTE,
+    request: { body: SendTemplateRequestSchema },
+    responses: { 200: SendMessageResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/sendmedia',
+    operationId: 'sendmedia',
+    summary: 'Send an image, document, video or audio',
+    description:
+      'By `url` (JSON or form), or as `multipart/form-data` with the file in field `file` ' +
+      '(uploaded to the provider first; the token then goes in the query or as a bearer). ' +
+      'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, documents ≤ 16 MB here.' +
+      QUOTA_NOTE +
+      IDEMPOTENCY_NOTE,
+    request: { body: SendMediaRequestSchema },
+    responses: { 200: SendMessageResponseSchema },
+  }),
+  defineOperation({
+    method: 'get',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/getMessageStatus',
+    operationId: 'getMessageStatus',
+    summary: 'Delivery status of a message, with the time of each status',
+    request: { query: GetMessageStatusQuerySchema },
+    responses: { 200: MessageStatusResponseSchema },
+  }),
+  defineOperation({
+    method: 'get',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/getMessages',
+    operationId: 'getMessages',
+    summary: 'Messages of a contact, newest first',
+    request: { query: GetMessagesQuerySchema },
+    responses: { 200: MessagesResponseSchema },
+  }),
+  defineOperation({
+    method: 'get',
+    auth: 'token',
+    tags: ['conversations'],
+    path: '/api/svc/getConversations',
+    operationId: 'getConversations',
+    summary: 'Contacts with their last message and unread count, newest first',
+    description:
+      'The unread count is the number of messages the contact sent since the business last ' +
+      'sent one to them.',
+    request: { query: GetConversationsQuerySchema },
+    responses: { 200: ConversationsResponseSchema },
+  }),
+  defineOperation({
+    method: 'get',
+    auth: 'token',
+    tags: ['account'],
+    path: '/api/svc/accountStatus',
+    operationId: 'accountStatus',
+    summary: 'Connection state, account status, quality rating and messaging tier',
+    description:
+      'Asked of the provider each time; when it cannot be reached the answer is still 200, with ' +
+      '`connection_state: "disconnected"` and the reason in `error`.',
+    responses: { 200: AccountStatusResponseSchema },
+  }),
+];

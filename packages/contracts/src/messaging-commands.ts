@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { successResponse } from './envelope';
+import { PhoneSchema } from './http/contacts-api';
+import {
+  MediaTypeSchema,
+  SendMediaRequestSchema,
+  SendMessageRequestSchema,
+  SendTemplateRequestSchema,
+} from './http/messaging-api';
+import { PlanSchema } from './plans';
+
+/** What a `messaging.send` command sends: the same content the REST operations take. */
+export const SendContentSchema = z.discriminatedUnion('type', [
+  SendMessageRequestSchema.omit({ phone: true }).extend({ type: z.literal('text') }),
+  SendTemplateRequestSchema.omit({ phone: true }).extend({ type: z.literal('template') }),
+  SendMediaRequestSchema.omit({ phone: true, type: true, url: true }).extend({
+    type: z.literal('media'),
+    media_type: MediaTypeSchema,
+    url: z.url({ protocol: /^https?$/ }),
+  }),
+]);
+export type SendContent = z.infer<typeof SendContentSchema>;
+export type SendContentInput = z.input<typeof SendContentSchema>;
+
+const MonthSchema = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month like 2026-11');
+
+/**
+ * A `messaging.send` command on `svc.commands` (ARCHITECTURE §6, §9), from campaigns and bots.
+ * The broker message id should be the idempotency key; messaging sends once per
+ * `(company_id, idempotency_key)` however often the command arrives.
+ */
+export const MessagingSendCommandSchema = z
+  .object({
+    company_id: z.number().int().positive(),
+    /** The organization's plan as the gateway stated it: messaging owns no organizations. */
+    plan: PlanSchema,
+    plan_started_at: z.iso.datetime({ offset: true }),
+    phone: PhoneSchema.optional(),
+    contact_id: z.number().int().positive().optional(),
+    content: SendContentSchema,
+    idempotency_key: z.string().min(1).max(200),
+    campaign_id: z.number().int().positive().optional(),
+    /**
+     * The producer already reserved this message's quota place (`POST
+     * /internal/message-quota/reserve`) in `quota_month`; messaging does not reserve again, and
+     * gives the place back when the provider refuses the message.
+     */
+    quota_reserved: z.boolean().default(false),
+    quota_month: MonthSchema.optional(),
+  })
+  .refine((command) => command.phone !== undefined || command.contact_id !== undefined, {
+    message: 'phone or contact_id is required',
+    path: ['phone'],
+  })
+  .refine((command) => !command.quota_reserved || command.quota_month !== undefined, {
+    message: 'quota_month is required with quota_reserved',
+    path: ['quota_month'],
+  });
+export type MessagingSendCommand = z.infer<typeof MessagingSendCommandSchema>;
+export type MessagingSendCommandInput = z.input<typeof MessagingSendCommandSchema>;
+
+/** Messaging's internal quota API: a campaign reserves its whole audience at once (ARCHITECTURE §5). */
+export const MESSAGING_INTERNAL_PATHS = {
+  reserveQuota: '/internal/message-quota/reserve',
+  releaseQuota: '/internal/message-quota/release',
+} as const;
+
+export const ReserveMessageQuotaRequestSchema = z.object({
+  company_id: z.number().int().positive(),
+  plan: PlanSchema,
+  plan_started_at: z.iso.datetime({ offset: true }),
+  count: z.number().int().positive().max(1_000_000),
+});
+export type ReserveMessageQuotaRequest = z.infer<typeof ReserveMessageQuotaRequestSchema>;
+
+/** 200 when all `count` places are held; otherwise the 429 quota error and nothing held. */
+export const ReserveMessageQuotaResponseSchema = successResponse({
+  month: MonthSchema,
+  reserved: z.number().int().positive(),
+});
+export type ReserveMessageQuotaResponse = z.infer<typeof ReserveMessageQuotaResponseSchema>;
+
+export const ReleaseMessageQuotaRequestSchema = z.object({
+  company_id: z.number().int().positive(),
+  month: MonthSchema,
+  count: z.number().int().positive().max(1_000_000),
+});
+export type ReleaseMessageQuotaRequest = z.infer<typeof ReleaseMessageQuotaRequestSchema>;
+
+export const ReleaseMessageQuotaResponseSchema = successResponse({
+  month: MonthSchema,
+  released: z.number().int().nonnegative(),
+});
+export type ReleaseMessageQuotaResponse = z.infer<typeof ReleaseMessageQuotaResponseSchema>;

@@ -1,0 +1,86 @@
+import { Schema, type Model } from 'mongoose';
+import type { BrokerEvent } from '@switchboard/contracts';
+import { op } from './mongo-helpers';
+
+/**
+ * Events waiting to be published, kept on the record they belong to (ARCHITECTURE §6): written in
+ * the same single-document write as the change they announce, cleared once the broker confirmed
+ * them. Keyed by event id, with the ids in a list the relay can search; clearing one is exact and
+ * idempotent (`$unset` of its key, `$pull` of its id), by `_id` alone — the one write the local
+ * document database does without reading the whole collection.
+ */
+export interface OutboxFields {
+  pending_events: Record<string, BrokerEvent>;
+  pending_ids: string[];
+}
+
+export const outboxSchemaFields = {
+  pending_events: { type: Schema.Types.Mixed, default: {} },
+  pending_ids: { type: [String], default: [] },
+};
+
+/** The outbox fields of a new document holding `events`. */
+export function newOutbox(events: BrokerEvent[]): OutboxFields {
+  return {
+    pending_events: Object.fromEntries(events.map((event) => [event.id, event])),
+    pending_ids: events.map((event) => event.id),
+  };
+}
+
+/** The `$set` and `$addToSet` parts that add `events` to a document's outbox in an update. */
+export function addToOutbox(events: BrokerEvent[]): {
+  set: Record<string, BrokerEvent>;
+  addToSet: { pending_ids: { $each: string[] } } | Record<string, never>;
+} {
+  return {
+    set: Object.fromEntries(events.map((event) => [`pending_events.${event.id}`, event])),
+    addToSet: events.length > 0 ? { pending_ids: { $each: events.map((event) => event.id) } } : {},
+  };
+}
+
+/** Pending events in the order they were written. */
+export function pendingInOrder(doc: Partial<OutboxFields>): BrokerEvent[] {
+  return Object.values(doc.pending_events ?? {}).sort((a, b) =>
+    a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0,
+  );
+}
+
+/** What the relay needs of one collection whose documents carry an outbox. */
+export interface OutboxSource {
+  readonly name: string;
+  /** Documents with pending events (ids and events only), at most `limit`. */
+  withPending(limit: number): Promise<{ _id: string; events: BrokerEvent[] }[]>;
+  pendingOf(id: string): Promise<BrokerEvent[]>;
+  /** Clears published events, in one write. */
+  clear(id: string, eventIds: string[]): Promise<void>;
+}
+
+// Any model whose documents carry an outbox; mongoose's generics do not narrow to that shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function outboxSource(name: string, model: Model<any>): OutboxSource {
+  return {
+    name,
+    async withPending(limit) {
+      const docs = await model
+        .find({ 'pending_ids.0': op({ $exists: true }) })
+        .limit(limit)
+        .lean<(OutboxFields & { _id: string })[]>()
+        .exec();
+      return docs.map((doc) => ({ _id: doc._id, events: pendingInOrder(doc) }));
+    },
+    async pendingOf(id) {
+      const doc = await model.findById(id).lean<OutboxFields>().exec();
+      return doc ? pendingInOrder(doc) : [];
+    },
+    async clear(id, eventIds) {
+      if (eventIds.length === 0) return;
+      await model.updateOne(
+        { _id: id },
+        {
+          $unset: Object.fromEntries(eventIds.map((eventId) => [`pending_events.${eventId}`, ''])),
+          $pullAll: { pending_ids: eventIds },
+        },
+      );
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { BrokerEvent, EventData, EventName } from '@switchboard/contracts';
+import type { StoredMessage } from '../data-access/message-store';
+
+/**
+ * A UUID that is always the same for the same name (RFC 4122 layout, version 5 bits, SHA-256):
+ * an event written twice for one fact (a send finalized twice, a status applied on two replicas)
+ * carries one id, so the outbox keeps it once and consumers deduplicate it.
+ */
+export function stableEventId(namespace: string, name: string): string {
+  const bytes = createHash('sha256').update(`${namespace}\n${name}`).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A broker event (ARCHITECTURE §6) with `data` exactly as spec §6.3 lists it. */
+export function brokerEvent<E extends EventName>(
+  event: E,
+  company_id: number,
+  data: EventData<E>,
+  now: Date,
+  id: string = randomUUID(),
+): BrokerEvent {
+  return {
+    id,
+    event,
+    timestamp: now.toISOString(),
+    company_id,
+    data,
+  } as BrokerEvent;
+}
+
+type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone'>;
+
+/** Names the events of one message: `<namespace>` is the messaging database, unique per deployment. */
+export type EventIds = (message: Pick<StoredMessage, 'id'>, fact: string) => string;
+export const eventIdsIn =
+  (namespace: string): EventIds =>
+  (message, fact) =>
+    stableEventId(namespace, `message:${message.id}:${fact}`);
+
+export const messageSent = (ids: EventIds, message: Subject, wamid: string, now: Date) =>
+  brokerEvent(
+    'message_sent',
+    message.company_id,
+    {
+      message_id: message.id,
+      message_wamid: wamid,
+      contact_id: message.contact_id,
+      phone: message.phone,
+      company_id: message.company_id,
+    },
+    now,
+    ids(message, 'message_sent'),
+  );
+
+export const messageFailed = (ids: EventIds, message: Subject, error: string, now: Date) =>
+  brokerEvent(
+    'message_failed',
+    message.company_id,
+    {
+      message_id: message.id,
+      contact_id: message.contact_id,
+      phone: message.phone,
+      error,
+      company_id: message.company_id,
+    },
+    now,
+    ids(message, 'message_failed'),
+  );
+
+export const messageStatusUpdated = (
+  ids: EventIds,
+  message: Subject,
+  wamid: string,
+  status: 'sent' | 'delivered' | 'read' | 'failed',
+  error: string | null,
+  now: Date,
+) =>
+  brokerEvent(
+    'message_status_updated',
+    message.company_id,
+    {
+      message_id: message.id,
+      message_wamid: wamid,
+      status,
+      error,
+      contact_id: message.contact_id,
+      company_id: message.company_id,
+    },
+    now,
+    ids(message, `message_status_updated:${status}`),
+  );
+
+export const messageReceived = (
+  ids: EventIds,
+  message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type'>,
+  contactName: string,
+  now: Date,
+) =>
+  brokerEvent(
+    'message_received',
+    message.company_id,
+    {
+      message_id: message.id,
+      message_wamid: message.wamid,
+      contact_id: message.contact_id,
+      contact_name: contactName,
+      phone: message.phone,
+      message: message.message,
+      message_type: message.type,
+      company_id: message.company_id,
+    },
+    now,
+    ids(message, 'message_received'),
+  );

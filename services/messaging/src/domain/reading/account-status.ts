@@ -1,0 +1,77 @@
+import type { AccountStatusResponse } from '@switchboard/contracts';
+import { AppError } from '@switchboard/service-kit';
+import type { CloudApi } from '../../outbound/cloud-api';
+import type { ChannelDirectory } from '../channel-directory';
+import { REVIEW_ACCOUNT_STATUS } from '../receiving/account-notices';
+
+const PHONE_FIELDS = [
+  'quality_rating',
+  'whatsapp_business_manager_messaging_limit',
+  'name_status',
+  'verified_name',
+  'display_phone_number',
+  'status',
+  'throughput',
+];
+/** Phone number statuses (cloud-api.md §1.4) that mean the number cannot send. */
+const DISCONNECTED = new Set(['DISCONNECTED', 'DELETED', 'PENDING', 'MIGRATED']);
+const BLOCKED = new Set(['BANNED', 'RESTRICTED', 'FLAGGED', 'RATE_LIMITED']);
+
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value !== '' ? value : null;
+
+/**
+ * Spec §4.3 `accountStatus`, asked of the provider each time (phone number and WABA, in
+ * parallel). A provider that cannot be reached or refuses us makes the answer
+ * `connection_state: "disconnected"`, never an error.
+ */
+export async function getAccountStatus(
+  deps: { channels: ChannelDirectory; cloudApi: CloudApi },
+  company_id: number,
+): Promise<AccountStatusResponse> {
+  const channel = await deps.channels.find(company_id);
+  if (!channel) throw new AppError('not_found', 'This organization has no messaging channel');
+  const client = deps.cloudApi.forChannel(channel);
+  const [phone, waba] = await Promise.all([
+    client.getNode(channel.phone_number_id, PHONE_FIELDS),
+    client.getNode(channel.waba_id, ['account_review_status']),
+  ]);
+  const base = {
+    status: 'success' as const,
+    phone_number: channel.display_phone_number,
+    display_name: channel.verified_name,
+  };
+  if (!phone.ok) {
+    return {
+      ...base,
+      connection_state: 'disconnected',
+      account_status: null,
+      account_review_status: null,
+      quality_rating: null,
+      messaging_tier: null,
+      name_status: null,
+      error: phone.failure.message,
+    };
+  }
+  const review = waba.ok ? text(waba.data.account_review_status) : null;
+  const phoneStatus = text(phone.data.status);
+  const accountStatus =
+    phoneStatus && BLOCKED.has(phoneStatus)
+      ? phoneStatus.toLowerCase()
+      : review
+        ? (REVIEW_ACCOUNT_STATUS[review] ?? review.toLowerCase())
+        : null;
+  const connected = !phoneStatus || !DISCONNECTED.has(phoneStatus);
+  return {
+    ...base,
+    phone_number: text(phone.data.display_phone_number) ?? base.phone_number,
+    display_name: text(phone.data.verified_name) ?? base.display_name,
+    connection_state: connected ? 'connected' : 'disconnected',
+    account_status: accountStatus,
+    account_review_status: review,
+    quality_rating: text(phone.data.quality_rating),
+    messaging_tier: text(phone.data.whatsapp_business_manager_messaging_limit),
+    name_status: text(phone.data.name_status),
+    error: connected ? null : `The phone number's status is ${phoneStatus}`,
+  };
+}

@@ -1,0 +1,32 @@
+import type { MessageView, StatusTimes } from '@switchboard/contracts';
+import { hasRealWamid, type StoredMessage } from '../../data-access/message-store';
+
+const iso = (value: Date | string | undefined) =>
+  value === undefined ? null : new Date(value).toISOString();
+
+export function statusTimesOf(message: StoredMessage): StatusTimes {
+  const times = message.status_times ?? {};
+  return {
+    sent: iso(times.sent),
+    delivered: iso(times.delivered),
+    read: iso(times.read),
+    failed: iso(times.failed),
+  };
+}
+
+export function presentMessage(message: StoredMessage): MessageView {
+  return {
+    id: message.id,
+    wamid: hasRealWamid(message) ? message.wamid : null,
+    contact_id: message.contact_id,
+    phone: message.phone,
+    direction: message.direction,
+    type: message.type,
+    message: message.message,
+    status: message.status,
+    error: message.error ?? null,
+    campaign_id: message.campaign_id ?? null,
+    created_at: new Date(message.created_at).toISOString(),
+    status_times: statusTimesOf(message),
+  };
+}

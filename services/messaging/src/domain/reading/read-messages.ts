@@ -1,0 +1,112 @@
+import type {
+  ConversationsResponse,
+  GetConversationsQuery,
+  GetMessagesQuery,
+  MessageStatusResponse,
+  MessagesResponse,
+} from '@switchboard/contracts';
+import { AppError, type Logger } from '@switchboard/service-kit';
+import type { ConversationStore } from '../../data-access/conversation-store';
+import { hasRealWamid, type MessageStore } from '../../data-access/message-store';
+import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
+import { presentMessage, statusTimesOf } from './present-message';
+
+export interface ReadingDeps {
+  messages: MessageStore;
+  conversations: ConversationStore;
+  contacts: ContactsClient;
+  logger: Logger;
+}
+
+const noMessage = (id: number) => new AppError('not_found', `message_id: no message ${id}`);
+
+/** Spec §4.3 `getMessageStatus`: another organization's message is not found (404). */
+export async function getMessageStatus(
+  deps: ReadingDeps,
+  company_id: number,
+  message_id: number,
+): Promise<MessageStatusResponse> {
+  const message = await deps.messages.findOwn(company_id, message_id);
+  if (!message) throw noMessage(message_id);
+  return {
+    status: 'success',
+    message_id: message.id,
+    message_wamid: hasRealWamid(message) ? message.wamid : null,
+    message_status: message.status,
+    error: message.error,
+    status_times: statusTimesOf(message),
+    history: (message.history ?? []).map((entry) => ({
+      status: entry.status,
+      at: new Date(entry.at).toISOString(),
+      applied: entry.applied,
+    })),
+  };
+}
+
+/** Spec §4.3 `getMessages`: a contact's messages, newest first, by keyset pages. */
+export async function getMessages(
+  deps: ReadingDeps,
+  company_id: number,
+  query: GetMessagesQuery,
+): Promise<MessagesResponse> {
+  const page = await deps.messages.listByContact(
+    company_id,
+    query.contact_id,
+    query.limit + 1,
+    query.before_id,
+  );
+  if (page.length === 0 && query.before_id === undefined) {
+    // No messages: an unknown contact (also another organization's) is a 404, not an empty list.
+    const [contact] = await deps.contacts.byIds(company_id, [query.contact_id]);
+    if (!contact) throw new AppError('not_found', `contact_id: no contact ${query.contact_id}`);
+  }
+  const messages = page.slice(0, query.limit);
+  return {
+    status: 'success',
+    messages: messages.map(presentMessage),
+    next_before_id: page.length > query.limit ? messages[messages.length - 1]!.id : null,
+  };
+}
+
+/** Spec §4.3 `getConversations`: contacts by their latest message, with current names. */
+export async function getConversations(
+  deps: ReadingDeps,
+  company_id: number,
+  query: GetConversationsQuery,
+): Promise<ConversationsResponse> {
+  const page = await deps.conversations.list(company_id, query.limit + 1, query.before_id);
+  const conversations = page.slice(0, query.limit);
+  const [lastMessages, contacts] = await Promise.all([
+    Promise.all(conversations.map((c) => deps.messages.findById(c.last_message_id))),
+    deps.contacts
+      .byIds(
+        company_id,
+        conversations.map((c) => c.contact_id),
+      )
+      .catch((error: unknown): ContactRef[] => {
+        deps.logger.warn({ err: error }, 'contacts unavailable; showing stored names');
+        return [];
+      }),
+  ]);
+  const names = new Map(contacts.map((contact) => [contact.id, contact.name]));
+  const items = conversations.flatMap((conversation, index) => {
+    const last = lastMessages[index];
+    if (!last || last.company_id !== company_id) return [];
+    return [
+      {
+        contact_id: conversation.contact_id,
+        contact_name: names.get(conversation.contact_id) ?? conversation.contact_name,
+        phone: conversation.phone,
+        last_message: presentMessage(last),
+        unread_count: conversation.unread_ids.length,
+        updated_at: new Date(conversation.updated_at).toISOString(),
+      },
+    ];
+  });
+  return {
+    status: 'success',
+    conversations: items,
+    next_before_id:
+      page.length > query.limit ? conversations[conversations.length - 1]!.last_message_id : null,
+  };
+}

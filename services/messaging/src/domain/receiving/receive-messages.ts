@@ -1,0 +1,145 @@
+import { normalizePhone, type ProviderEventMessage } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/service-kit';
+import type { ConversationStore } from '../../data-access/conversation-store';
+import type { MessageStore, StoredMessage } from '../../data-access/message-store';
+import type { ContactsClient } from '../../outbound/contacts-client';
+import { messageReceived, type EventIds } from '../message-events';
+import type { EventRelay } from '../relay-events';
+import { describeInbound } from './describe-inbound';
+
+export interface ReceivingDeps {
+  nextMessageId(): Promise<number>;
+  messages: MessageStore;
+  conversations: ConversationStore;
+  contacts: ContactsClient;
+  relay: EventRelay;
+  eventIds: EventIds;
+  logger: Logger;
+}
+
+type Loose = Record<string, unknown>;
+const objects = (value: unknown): Loose[] =>
+  Array.isArray(value)
+    ? value.filter((item): item is Loose => typeof item === 'object' && item !== null)
+    : [];
+
+/** The profile names the provider reports, by WhatsApp id (cloud-api.md §3.3). */
+function profileNames(value: Loose): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const contact of objects(value.contacts)) {
+    const name = (contact.profile as Loose | undefined)?.name;
+    if (typeof contact.wa_id === 'string' && typeof name === 'string' && name.trim() !== '') {
+      names.set(contact.wa_id, name.trim().slice(0, 200));
+    }
+  }
+  return names;
+}
+
+function providerTime(timestamp: unknown, fallback: Date): Date {
+  const seconds = Number(timestamp);
+  return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000) : fallback;
+}
+
+/**
+ * Inbound messages of one provider change (ARCHITECTURE §8): each is stored once (its wamid is
+ * unique), its sender resolved or created with the profile name, its conversation updated, and
+ * `message_received` written with it and published. A redelivery finds the message stored and
+ * only makes sure its conversation and events are done.
+ */
+export async function receiveMessages(
+  deps: ReceivingDeps,
+  event: ProviderEventMessage,
+  now = new Date(),
+): Promise<void> {
+  const names = profileNames(event.value);
+  const [firstContact] = objects(event.value.contacts);
+  for (const message of objects(event.value.messages)) {
+    const wamid = typeof message.id === 'string' ? message.id : undefined;
+    const from =
+      typeof message.from === 'string' && message.from !== ''
+        ? message.from
+        : typeof firstContact?.wa_id === 'string'
+          ? firstContact.wa_id
+          : '';
+    const phone = normalizePhone(from);
+    if (!wamid || !phone) {
+      deps.logger.warn(
+        { eventId: event.id, wamid },
+        'inbound message without id or phone; skipped',
+      );
+      continue;
+    }
+    await receiveOne(deps, event.company_id, wamid, phone, names.get(from), message, now);
+  }
+}
+
+async function receiveOne(
+  deps: ReceivingDeps,
+  company_id: number,
+  wamid: string,
+  phone: string,
+  profileName: string | undefined,
+  raw: Loose,
+  now: Date,
+): Promise<void> {
+  const known = await deps.messages.findByWamidKey(wamid);
+  if (known) return finishRedelivery(deps, company_id, known, now);
+  const contact = await deps.contacts.resolve(company_id, phone, {
+    ...(profileName ? { name: profileName } : {}),
+  });
+  const { type, text } = describeInbound(raw);
+  const id = await deps.nextMessageId();
+  const message: StoredMessage = {
+    _id: String(id),
+    id,
+    company_id,
+    contact_id: contact.id,
+    phone,
+    direction: 'inbound',
+    type,
+    message: text,
+    wamid,
+    status: 'received',
+    error: null,
+    status_times: {},
+    history: [{ status: 'received', at: providerTime(raw.timestamp, now), applied: true }],
+    statuses_seen: [],
+    request_json: null,
+    raw_json: JSON.stringify(raw),
+    idempotency_key: null,
+    campaign_id: null,
+    quota_month: null,
+    lease_until: null,
+    created_at: now,
+    updated_at: now,
+    pending_events: {},
+    pending_ids: [],
+  };
+  const event = messageReceived(deps.eventIds, message, contact.name, now);
+  const stored = await deps.messages.insert(message, [event]);
+  if (stored === 'duplicate') {
+    // Stored before (its key not written yet, or a concurrent delivery): the unique wamid says so.
+    const first = await deps.messages.findByWamid(wamid);
+    if (first) await finishRedelivery(deps, company_id, first, now);
+    return;
+  }
+  await deps.conversations.record(message, contact.name, now);
+  deps.relay.relaySoon(deps.messages.outbox, message._id);
+}
+
+/** A message stored before: only make sure its conversation and events are done. */
+async function finishRedelivery(
+  deps: ReceivingDeps,
+  company_id: number,
+  known: StoredMessage,
+  now: Date,
+): Promise<void> {
+  if (known.company_id !== company_id) {
+    deps.logger.warn({ wamid: known.wamid }, 'inbound wamid belongs to another organization');
+    return;
+  }
+  await deps.conversations.record(known, undefined, now);
+  deps.relay.relaySoon(deps.messages.outbox, known._id);
+}
+
+export { providerTime };

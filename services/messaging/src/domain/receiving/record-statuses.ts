@@ -1,0 +1,91 @@
+import type { ProviderEventMessage } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/service-kit';
+import type { StoredMessageStatus } from '@switchboard/contracts';
+import type { DeliveryStatus, MessageStore } from '../../data-access/message-store';
+import type { KeyedLock } from '../keyed-lock';
+import { messageStatusUpdated, type EventIds } from '../message-events';
+import type { EventRelay } from '../relay-events';
+import { providerTime } from './receive-messages';
+
+export interface StatusDeps {
+  messages: MessageStore;
+  relay: EventRelay;
+  eventIds: EventIds;
+  lock: KeyedLock;
+  logger: Logger;
+}
+
+/** The statuses a message may move from into each status: forward only, failed is terminal. */
+const MOVES_FROM: Record<DeliveryStatus, StoredMessageStatus[]> = {
+  sent: [],
+  delivered: ['sent'],
+  read: ['sent', 'delivered'],
+  failed: ['sent', 'delivered'],
+};
+const isDeliveryStatus = (status: string): status is DeliveryStatus => status in MOVES_FROM;
+
+type Loose = Record<string, unknown>;
+
+/** `(#131047) Re-engagement message: <details>`, like the errors of a refused send. */
+export function describeStatusError(errors: unknown): string {
+  const [first] = Array.isArray(errors) ? (errors as Loose[]) : [];
+  if (!first) return 'The provider reported the message as failed';
+  const title = typeof first.title === 'string' ? first.title : first.message;
+  const details = (first.error_data as Loose | undefined)?.details;
+  const head = [typeof first.code === 'number' ? `(#${first.code})` : '', title]
+    .filter(Boolean)
+    .join(' ');
+  return [head, typeof details === 'string' ? details : ''].filter(Boolean).join(': ');
+}
+
+/** Raised so the broker retries: the status refers to a send whose acceptance is not stored yet. */
+export class UnknownMessageError extends Error {
+  override readonly name = 'UnknownMessageError';
+}
+
+/**
+ * Statuses of one provider change (ARCHITECTURE §8): each moves its message forward only, once
+ * per message and status; a real move writes `message_status_updated` with it. A status of a
+ * message not known (yet) is retried through the broker, then parked.
+ */
+export async function recordStatuses(
+  deps: StatusDeps,
+  event: ProviderEventMessage,
+  now = new Date(),
+): Promise<void> {
+  const unknown: string[] = [];
+  const statuses = Array.isArray(event.value.statuses) ? (event.value.statuses as Loose[]) : [];
+  for (const item of statuses) {
+    const wamid = typeof item.id === 'string' ? item.id : undefined;
+    const status = typeof item.status === 'string' ? item.status : undefined;
+    if (!wamid || !status) continue;
+    if (!isDeliveryStatus(status)) continue; // e.g. `played` of a voice message
+    const message = await deps.messages.findByWamidKey(wamid);
+    if (!message) {
+      unknown.push(wamid);
+      continue;
+    }
+    if (message.company_id !== event.company_id || message.direction !== 'outbound') {
+      deps.logger.warn({ wamid }, 'status for a message of another organization; ignored');
+      continue;
+    }
+    const error = status === 'failed' ? describeStatusError(item.errors) : null;
+    const at = providerTime(item.timestamp, now);
+    const moved = await deps.lock(message._id, async () => {
+      // Read again under the lock: the status this change finds is the one it moves from.
+      const current = await deps.messages.findById(message.id);
+      if (!current || current.statuses_seen.includes(status)) return false; // a repeat
+      // The send that owns a pending message stores its acceptance first; come back after it.
+      if (current.status === 'pending') return 'pending' as const;
+      const moves = MOVES_FROM[status].includes(current.status);
+      const events = [messageStatusUpdated(deps.eventIds, current, wamid, status, error, now)];
+      await deps.messages.recordStatus(current.id, status, at, { moves, error }, now, events);
+      return moves;
+    });
+    if (moved === 'pending') unknown.push(wamid);
+    else if (moved) deps.relay.relaySoon(deps.messages.outbox, message._id);
+  }
+  if (unknown.length > 0) {
+    throw new UnknownMessageError(`statuses for unknown messages: ${unknown.join(', ')}`);
+  }
+}

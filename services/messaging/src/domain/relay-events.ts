@@ -1,0 +1,101 @@
+import type { BrokerEvent } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/service-kit';
+import type { OutboxSource } from '../data-access/event-outbox';
+
+export interface EventRelayOptions {
+  sources: OutboxSource[];
+  /** Resolves once the broker has confirmed the event. */
+  publish: (event: BrokerEvent) => Promise<void>;
+  logger: Logger;
+  /** How often records are searched for events a write left behind. */
+  sweepIntervalMs: number;
+  /** Events younger than this are left to the write that stored them. */
+  graceMs: number;
+  sweepBatch?: number;
+}
+
+/**
+ * The outbox relay (ARCHITECTURE §6): publishes each pending event of a record, then clears it.
+ * An event is cleared only after the broker confirmed it, so a crash in between publishes it
+ * again (at least once; consumers deduplicate on the event id, which is the message id). Right
+ * after a write its events go out at once; a periodic sweep picks up what a failed publish or a
+ * dead process left.
+ */
+export function createEventRelay(options: EventRelayOptions) {
+  const log = options.logger.child({ component: 'event-relay' });
+  // One relay at a time per record, so that its events go out in order.
+  const chains = new Map<string, Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
+  let stopped = false;
+
+  async function relayRecord(source: OutboxSource, id: string): Promise<void> {
+    const published: string[] = [];
+    try {
+      for (const event of await source.pendingOf(id)) {
+        await options.publish(event);
+        published.push(event.id);
+      }
+    } finally {
+      // One write clears what the broker confirmed, also when a later publish failed.
+      await source.clear(id, published);
+    }
+  }
+
+  function enqueue(source: OutboxSource, id: string): Promise<void> {
+    const key = `${source.name}:${id}`;
+    const next = (chains.get(key) ?? Promise.resolve())
+      .then(() => relayRecord(source, id))
+      .catch((error: unknown) => {
+        log.warn({ err: error, source: source.name, id }, 'events not published yet; will retry');
+      });
+    chains.set(key, next);
+    void next.then(() => {
+      if (chains.get(key) === next) chains.delete(key);
+    });
+    return next;
+  }
+
+  async function sweep(now = Date.now()): Promise<void> {
+    const cutoff = new Date(now - options.graceMs).toISOString();
+    for (const source of options.sources) {
+      const records = await source.withPending(options.sweepBatch ?? 200);
+      const due = records.filter((record) => record.events.some((e) => e.timestamp <= cutoff));
+      await Promise.all(due.map((record) => enqueue(source, record._id)));
+      if (due.length > 0)
+        log.info({ source: source.name, records: due.length }, 'relayed left-behind events');
+    }
+  }
+
+  function sweepInBackground(): void {
+    if (sweeping || stopped) return;
+    sweeping = sweep()
+      .catch((error: unknown) => log.warn({ err: error }, 'event sweep failed'))
+      .finally(() => {
+        sweeping = undefined;
+      });
+  }
+
+  return {
+    /** Publishes, in the background, what a write just stored on this record. */
+    relaySoon(source: OutboxSource, id: string): void {
+      if (!stopped) void enqueue(source, id);
+    },
+    flush: (source: OutboxSource, id: string) => enqueue(source, id),
+    sweep,
+    start(): void {
+      if (timer) return;
+      sweepInBackground();
+      timer = setInterval(sweepInBackground, options.sweepIntervalMs);
+      timer.unref();
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      clearInterval(timer);
+      await sweeping;
+      await Promise.all([...chains.values()]);
+    },
+  };
+}
+
+export type EventRelay = ReturnType<typeof createEventRelay>;

@@ -1,0 +1,64 @@
+import type { CloudApiClient } from '../../outbound/cloud-api';
+import type { ProviderFailure } from './classify-provider-error';
+import { TokenBucket } from './token-bucket';
+
+export interface RetryPolicy {
+  /** Calls to the provider per send, the first included. */
+  maxAttempts: number;
+  /** Wait before the first retry; doubled each time, with jitter. */
+  baseDelayMs: number;
+  /** No retry starts later than this after the first call (bounds what the caller waits). */
+  budgetMs: number;
+}
+
+export type DeliveryResult =
+  | { ok: true; wamid: string; attempts: number }
+  | { ok: false; failure: ProviderFailure; attempts: number };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One token bucket per phone number: the provider's throughput (80 messages/s by default). */
+export function createPacing(ratePerSecond: number) {
+  const buckets = new Map<string, TokenBucket>();
+  return {
+    take(phoneNumberId: string): Promise<void> {
+      let bucket = buckets.get(phoneNumberId);
+      if (!bucket) {
+        bucket = new TokenBucket(ratePerSecond);
+        buckets.set(phoneNumberId, bucket);
+      }
+      return bucket.take();
+    },
+  };
+}
+export type Pacing = ReturnType<typeof createPacing>;
+
+/**
+ * Sends one Cloud API message, paced by the number's token bucket, retrying throughput limits and
+ * transient failures (5xx, timeouts) with exponential backoff inside the policy's bounds. A
+ * refusal, an open breaker or a spent budget ends it with the last failure.
+ */
+export async function deliverToProvider(
+  client: CloudApiClient,
+  pacing: Pacing,
+  phoneNumberId: string,
+  body: Record<string, unknown>,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): Promise<DeliveryResult> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    await pacing.take(phoneNumberId);
+    const result = await client.sendMessage(body);
+    if (result.ok) return { ok: true, wamid: result.data.wamid, attempts: attempt };
+    const { failure } = result;
+    const delay = policy.baseDelayMs * 2 ** (attempt - 1) * (0.5 + random() / 2);
+    const giveUp =
+      !failure.retryable ||
+      attempt >= policy.maxAttempts ||
+      client.isCircuitOpen() ||
+      Date.now() - started + delay > policy.budgetMs;
+    if (giveUp) return { ok: false, failure, attempts: attempt };
+    await sleep(delay);
+  }
+}

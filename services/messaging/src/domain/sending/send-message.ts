@@ -1,0 +1,356 @@
+import { limitFor, monthKey, quotaExceededMessage, type OrgContext } from '@switchboard/contracts';
+import { AppError, type Logger } from '@switchboard/service-kit';
+import type { ConversationStore } from '../../data-access/conversation-store';
+import {
+  idempotencyId,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+} from '../../data-access/idempotency-store';
+import {
+  pendingWamid,
+  type MessageStore,
+  type StoredMessage,
+} from '../../data-access/message-store';
+import type { QuotaStore } from '../../data-access/quota-store';
+import type { CloudApi, MediaUpload } from '../../outbound/cloud-api';
+import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
+import type { ChannelDirectory } from '../channel-directory';
+import type { KeyedLock } from '../keyed-lock';
+import type { EventRelay } from '../relay-events';
+import { messageFailed, messageSent, messageStatusUpdated, type EventIds } from '../message-events';
+import {
+  buildProviderMessage,
+  checkLimits,
+  previewOf,
+  type OutboundContent,
+} from './build-provider-message';
+import type { ProviderFailure } from './classify-provider-error';
+import { deliverToProvider, type Pacing, type RetryPolicy } from './deliver-to-provider';
+
+export interface SendingDeps {
+  nextMessageId(): Promise<number>;
+  messages: MessageStore;
+  conversations: ConversationStore;
+  quotas: QuotaStore;
+  idempotency: IdempotencyStore;
+  channels: ChannelDirectory;
+  cloudApi: CloudApi;
+  contacts: ContactsClient;
+  relay: EventRelay;
+  eventIds: EventIds;
+  /** One finalization or status change per message at a time in this process. */
+  lock: KeyedLock;
+  pacing: Pacing;
+  retry: RetryPolicy;
+  /** How long a send may run before another attempt may take it over. */
+  leaseMs: number;
+  logger: Logger;
+}
+
+export type Recipient = { phone: string } | { contact_id: number };
+
+/** Content to send, or a file to upload to the provider first and the content that refers to it. */
+export type SendBody =
+  | { content: OutboundContent }
+  | { upload: MediaUpload; contentFor: (mediaId: string) => OutboundContent };
+
+export type SendRequest = SendBody & {
+  organization: OrgContext;
+  recipient: Recipient;
+  idempotency?: { scope: 'api' | 'command'; key: string; fingerprint: string };
+  campaign_id?: number;
+  /** The producer already holds this message's quota place, in this month. */
+  reservedMonth?: string;
+  /**
+   * False for a broker command that has attempts left: a retryable provider failure then gives
+   * the send back (SendDeferred) instead of recording it as failed.
+   */
+  mayFail: boolean;
+};
+
+/** The answer to a send, as the API gives it; replayed answers come from the idempotency record. */
+export interface SendAnswer {
+  http_status: number;
+  body: Record<string, unknown>;
+  replayed: boolean;
+}
+
+/** A send that could not finish now and should be tried again later (a command's broker retry). */
+export class SendDeferred extends Error {
+  override readonly name = 'SendDeferred';
+}
+
+const inProgress = () =>
+  new AppError('conflict', 'A request with this Idempotency-Key is still being processed', {
+    details: { retry_after_seconds: 1 },
+  });
+
+function failureAnswer(messageId: number, failure: ProviderFailure): SendAnswer {
+  const [code, http_status] =
+    failure.kind === 'throttled'
+      ? (['rate_limited', 429] as const)
+      : failure.kind === 'unavailable'
+        ? (['dependency_unavailable', 503] as const)
+        : failure.httpStatus === 400 || failure.httpStatus === 404
+          ? (['provider_error', 422] as const)
+          : (['provider_error', 502] as const);
+  return {
+    http_status,
+    body: { status: 'error', message: failure.message, code, message_id: messageId },
+    replayed: false,
+  };
+}
+
+const sentAnswer = (messageId: number, wamid: string): SendAnswer => ({
+  http_status: 200,
+  body: { status: 'success', message_id: messageId, message_wamid: wamid },
+  replayed: false,
+});
+
+/** The answer a finished message stands for, when its first answer was never recorded. */
+function answerOf(message: StoredMessage): SendAnswer {
+  if (message.status === 'failed') {
+    return {
+      http_status: 502,
+      body: {
+        status: 'error',
+        message: message.error ?? 'The provider refused the message',
+        code: 'provider_error',
+        message_id: message.id,
+      },
+      replayed: true,
+    };
+  }
+  return { ...sentAnswer(message.id, message.wamid), replayed: true };
+}
+
+/**
+ * Sends one message (ARCHITECTURE §5, §9, issue 4 point 4): idempotency key claimed, monthly
+ * quota reserved, recipient resolved (a new contact within the contact quota), message stored
+ * as pending, provider called (paced and retried), and the outcome stored with its events in one
+ * write. A refusal stores the message as failed and gives the quota place back.
+ */
+export function createSender(deps: SendingDeps) {
+  const log = deps.logger.child({ component: 'sender' });
+
+  async function channelOf(company_id: number) {
+    const channel = await deps.channels.find(company_id);
+    if (!channel) {
+      throw new AppError('dependency_unavailable', 'This organization has no messaging channel');
+    }
+    return channel;
+  }
+
+  async function recipientOf(request: SendRequest): Promise<ContactRef> {
+    if ('phone' in request.recipient) {
+      const { organization } = request;
+      return deps.contacts.resolve(organization.company_id, request.recipient.phone, {
+        quotaOf: organization,
+      });
+    }
+    const { contact_id } = request.recipient;
+    const [contact] = await deps.contacts.byIds(request.organization.company_id, [contact_id]);
+    if (!contact) throw new AppError('not_found', `contact_id: no contact ${contact_id}`);
+    return contact;
+  }
+
+  async function reserveQuota(request: SendRequest, now: Date): Promise<string> {
+    if (request.reservedMonth) return request.reservedMonth;
+    const { company_id, plan, plan_started_at } = request.organization;
+    const month = monthKey(now);
+    const limit = limitFor(plan, 'messagesPerMonth', plan_started_at, now);
+    if (!(await deps.quotas.reserve(company_id, month, limit))) {
+      throw new AppError(
+        'quota_exceeded',
+        quotaExceededMessage(plan, 'messagesPerMonth', plan_started_at, now),
+      );
+    }
+    return month;
+  }
+
+  /** Calls the provider for a stored pending message this attempt holds, and stores the outcome. */
+  async function deliverStored(
+    message: StoredMessage,
+    request: Pick<SendRequest, 'mayFail'>,
+    contactName: string | undefined,
+  ): Promise<SendAnswer> {
+    const channel = await channelOf(message.company_id);
+    const body = JSON.parse(message.request_json ?? '{}') as Record<string, unknown>;
+    const result = await deliverToProvider(
+      deps.cloudApi.forChannel(channel),
+      deps.pacing,
+      channel.phone_number_id,
+      body,
+      deps.retry,
+    );
+    const { failure } = result.ok ? { failure: undefined } : result;
+    if (failure && !request.mayFail && failure.retryable) {
+      await deps.messages.releaseLease(message.id, new Date());
+      throw new SendDeferred(failure.message);
+    }
+    const finalized = await deps.lock(message._id, async () => {
+      // Written by `_id` alone: only if this attempt still finds the message pending.
+      const current = await deps.messages.findById(message.id);
+      if (current && current.status !== 'pending') return answerOf(current);
+      const now = new Date();
+      if (result.ok) {
+        const events = [
+          messageSent(deps.eventIds, message, result.wamid, now),
+          messageStatusUpdated(deps.eventIds, message, result.wamid, 'sent', null, now),
+        ];
+        await deps.messages.markAccepted(message, result.wamid, now, events);
+        return sentAnswer(message.id, result.wamid);
+      }
+      const error = failure!.message;
+      const events = [
+        messageFailed(deps.eventIds, message, error, now),
+        // Never accepted, so there is no provider id: the event carries an empty message_wamid.
+        messageStatusUpdated(deps.eventIds, message, '', 'failed', error, now),
+      ];
+      await deps.messages.markRefused(message.id, error, now, events);
+      if (message.quota_month) {
+        await deps.quotas.release(message.company_id, message.quota_month);
+      }
+      log.info({ message_id: message.id, error }, 'provider refused a message');
+      return failureAnswer(message.id, failure!);
+    });
+    if (finalized.replayed) return finalized;
+    deps.relay.relaySoon(deps.messages.outbox, message._id);
+    await deps.conversations.record(message, contactName, new Date());
+    return finalized;
+  }
+
+  /** Everything before the message exists: nothing of it remains if any step refuses. */
+  async function sendNew(
+    id: number,
+    request: SendRequest,
+    idempotencyKeyId: string | undefined,
+    now: Date,
+  ): Promise<SendAnswer> {
+    const channel = await channelOf(request.organization.company_id);
+    const month = await reserveQuota(request, now);
+    let content: OutboundContent;
+    let contact: ContactRef;
+    try {
+      contact = await recipientOf(request);
+      if ('upload' in request) {
+        const uploaded = await deps.cloudApi.forChannel(channel).uploadMedia(request.upload);
+        if (!uploaded.ok) {
+          throw new AppError(
+            uploaded.failure.kind === 'refused' ? 'provider_error' : 'dependency_unavailable',
+            uploaded.failure.message,
+            uploaded.failure.kind === 'refused' ? { httpStatus: 422 } : {},
+          );
+        }
+        content = request.contentFor(uploaded.data.id);
+      } else {
+        content = request.content;
+      }
+    } catch (error) {
+      await deps.quotas.release(request.organization.company_id, month);
+      throw error;
+    }
+
+    const body = buildProviderMessage(contact.phone, content);
+    const message: StoredMessage = {
+      _id: String(id),
+      id,
+      company_id: request.organization.company_id,
+      contact_id: contact.id,
+      phone: contact.phone,
+      direction: 'outbound',
+      type: String(body.type),
+      message: previewOf(content),
+      wamid: pendingWamid(id),
+      status: 'pending',
+      error: null,
+      status_times: {},
+      history: [],
+      statuses_seen: [],
+      request_json: JSON.stringify(body),
+      raw_json: null,
+      idempotency_key: request.idempotency?.key ?? null,
+      campaign_id: request.campaign_id ?? null,
+      quota_month: month,
+      lease_until: new Date(now.getTime() + deps.leaseMs),
+      created_at: now,
+      updated_at: now,
+      pending_events: {},
+      pending_ids: [],
+    };
+    await deps.messages.insert(message, []);
+    const answer = await deliverStored(message, request, contact.name);
+    if (idempotencyKeyId) await deps.idempotency.complete(idempotencyKeyId, answer);
+    return answer;
+  }
+
+  /** A key seen before: replay its answer, wait for it, or take over a send that was abandoned. */
+  async function continueKnown(
+    record: IdempotencyRecord,
+    request: SendRequest,
+    now: Date,
+  ): Promise<SendAnswer | 'forgotten'> {
+    if (record.fingerprint !== request.idempotency!.fingerprint) {
+      throw new AppError(
+        'conflict',
+        'This Idempotency-Key was already used with a different request',
+      );
+    }
+    if (record.response) return { ...record.response, replayed: true };
+    const message = await deps.messages.findById(record.message_id);
+    if (!message) {
+      // The first request died before storing its message (or refused without effect).
+      if (now.getTime() - record.created_at.getTime() < deps.leaseMs) throw inProgress();
+      await deps.idempotency.forget(record._id);
+      return 'forgotten';
+    }
+    if (message.status !== 'pending') {
+      const answer = answerOf(message);
+      await deps.idempotency.complete(record._id, answer);
+      return answer;
+    }
+    const claimed = await deps.messages.claim(message.id, now, deps.leaseMs);
+    if (!claimed) throw inProgress();
+    log.warn({ message_id: message.id }, 'taking over an interrupted send');
+    const answer = await deliverStored(claimed, request, undefined);
+    await deps.idempotency.complete(record._id, answer);
+    return answer;
+  }
+
+  return {
+    async send(request: SendRequest): Promise<SendAnswer> {
+      checkLimits('content' in request ? request.content : request.contentFor('0'));
+      const now = new Date();
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const id = await deps.nextMessageId();
+        if (!request.idempotency) return sendNew(id, request, undefined, now);
+        const { scope, key, fingerprint } = request.idempotency;
+        const recordId = idempotencyId(request.organization.company_id, scope, key);
+        const claim = await deps.idempotency.claim({
+          _id: recordId,
+          company_id: request.organization.company_id,
+          fingerprint,
+          message_id: id,
+          created_at: now,
+        });
+        if (!claim.created) {
+          const answer = await continueKnown(claim.existing, request, now);
+          if (answer === 'forgotten') continue;
+          return answer;
+        }
+        try {
+          return await sendNew(id, request, recordId, now);
+        } catch (error) {
+          // Refused before the message existed: the key is free again, as if never used.
+          if (!(await deps.messages.findById(id))) {
+            await deps.idempotency.forget(recordId).catch(() => undefined);
+          }
+          throw error;
+        }
+      }
+      throw inProgress();
+    },
+  };
+}
+
+export type Sender = ReturnType<typeof createSender>;

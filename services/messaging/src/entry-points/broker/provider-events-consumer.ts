@@ -1,0 +1,42 @@
+import {
+  ProviderEventMessageSchema,
+  QUEUES,
+  ROUTING_KEYS,
+  type ProviderEventMessage,
+} from '@switchboard/contracts';
+import type { Broker, Logger } from '@switchboard/service-kit';
+import { noteAccountChange, type NoticeDeps } from '../../domain/receiving/account-notices';
+import { receiveMessages, type ReceivingDeps } from '../../domain/receiving/receive-messages';
+import { recordStatuses, type StatusDeps } from '../../domain/receiving/record-statuses';
+
+export type ProviderEventDeps = ReceivingDeps & StatusDeps & NoticeDeps & { logger: Logger };
+
+/**
+ * `messaging.provider-events` (ARCHITECTURE §6): what inbound accepted from the provider. Every
+ * handler is idempotent, so a redelivered message changes nothing; a failure (contacts down, a
+ * status ahead of its send) goes to the retry queue, and after its attempts to `*.dead`.
+ */
+export async function consumeProviderEvents(
+  broker: Broker,
+  deps: ProviderEventDeps,
+  prefetch: number,
+): Promise<void> {
+  await broker.consume<ProviderEventMessage>(
+    QUEUES.messagingProviderEvents,
+    async (event, context) => {
+      switch (context.routingKey) {
+        case ROUTING_KEYS.provider.message:
+          return receiveMessages(deps, event);
+        case ROUTING_KEYS.provider.status:
+          return recordStatuses(deps, event);
+        case ROUTING_KEYS.provider.accountUpdate:
+        case ROUTING_KEYS.provider.phoneNumberNameUpdate:
+          return noteAccountChange(deps, event);
+        default:
+          // Template decisions belong to templates (issue 6); nothing else is routed here.
+          deps.logger.debug({ routingKey: context.routingKey }, 'provider event not handled yet');
+      }
+    },
+    { schema: ProviderEventMessageSchema, prefetch },
+  );
+}

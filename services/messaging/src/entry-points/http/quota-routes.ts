@@ -1,0 +1,43 @@
+import type { Router } from 'express';
+import {
+  MESSAGING_INTERNAL_PATHS,
+  ReleaseMessageQuotaRequestSchema,
+  ReserveMessageQuotaRequestSchema,
+  limitFor,
+  monthKey,
+  quotaExceededMessage,
+  type ReleaseMessageQuotaResponse,
+  type ReserveMessageQuotaResponse,
+} from '@switchboard/contracts';
+import { AppError, parseInput } from '@switchboard/service-kit';
+import type { QuotaStore } from '../../data-access/quota-store';
+
+/** Internal: a campaign reserves its whole audience's messages at once, or none (ARCHITECTURE §5). */
+export function quotaRoutes(router: Router, deps: { quotas: QuotaStore }): void {
+  router.post(MESSAGING_INTERNAL_PATHS.reserveQuota, async (req, res) => {
+    const request = parseInput(ReserveMessageQuotaRequestSchema, req.body ?? {});
+    const now = new Date();
+    const planStartedAt = new Date(request.plan_started_at);
+    const month = monthKey(now);
+    const limit = limitFor(request.plan, 'messagesPerMonth', planStartedAt, now);
+    if (!(await deps.quotas.reserve(request.company_id, month, limit, request.count))) {
+      throw new AppError(
+        'quota_exceeded',
+        quotaExceededMessage(request.plan, 'messagesPerMonth', planStartedAt, now),
+      );
+    }
+    const body: ReserveMessageQuotaResponse = { status: 'success', month, reserved: request.count };
+    res.json(body);
+  });
+
+  router.post(MESSAGING_INTERNAL_PATHS.releaseQuota, async (req, res) => {
+    const request = parseInput(ReleaseMessageQuotaRequestSchema, req.body ?? {});
+    const released = await deps.quotas.release(request.company_id, request.month, request.count);
+    const body: ReleaseMessageQuotaResponse = {
+      status: 'success',
+      month: request.month,
+      released,
+    };
+    res.json(body);
+  });
+}

@@ -1,0 +1,45 @@
+import type { Router } from 'express';
+import {
+  GetConversationsQuerySchema,
+  GetMessageStatusQuerySchema,
+  GetMessagesQuerySchema,
+} from '@switchboard/contracts';
+import { orgContext, parseInput } from '@switchboard/service-kit';
+import { getAccountStatus } from '../../domain/reading/account-status';
+import {
+  getConversations,
+  getMessageStatus,
+  getMessages,
+  type ReadingDeps,
+} from '../../domain/reading/read-messages';
+import type { ChannelDirectory } from '../../domain/channel-directory';
+import type { CloudApi } from '../../outbound/cloud-api';
+
+/** Spec §4.3 read operations; every lookup is the caller's organization's only. */
+export function readRoutes(
+  router: Router,
+  deps: ReadingDeps & { channels: ChannelDirectory; cloudApi: CloudApi },
+): void {
+  router.get('/api/svc/getMessageStatus', async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { message_id } = parseInput(GetMessageStatusQuerySchema, req.query);
+    res.json(await getMessageStatus(deps, company_id, message_id));
+  });
+
+  router.get('/api/svc/getMessages', async (req, res) => {
+    const { company_id } = orgContext(req);
+    const query = parseInput(GetMessagesQuerySchema, req.query);
+    res.json(await getMessages(deps, company_id, query));
+  });
+
+  router.get('/api/svc/getConversations', async (req, res) => {
+    const { company_id } = orgContext(req);
+    const query = parseInput(GetConversationsQuerySchema, req.query);
+    res.json(await getConversations(deps, company_id, query));
+  });
+
+  router.get('/api/svc/accountStatus', async (req, res) => {
+    const { company_id } = orgContext(req);
+    res.json(await getAccountStatus(deps, company_id));
+  });
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response, Router } from 'express';
+import multer from 'multer';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  SendMediaRequestSchema,
+  SendMessageRequestSchema,
+  SendTemplateRequestSchema,
+} from '@switchboard/contracts';
+import { AppError, orgContext, parseInput } from '@switchboard/service-kit';
+import {
+  contentOfMedia,
+  contentOfMessage,
+  contentOfTemplate,
+} from '../../domain/sending/content-of';
+import type { SendAnswer, SendBody, Sender } from '../../domain/sending/send-message';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The `Idempotency-Key` header (forwarded by the gateway), with a fingerprint of the request. */
+function idempotencyOf(req: Request, operation: string, request: unknown, extra = '') {
+  const key = req.header(IDEMPOTENCY_KEY_HEADER);
+  if (key === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new AppError(
+      'validation_failed',
+      'Idempotency-Key: must be 1 to 255 visible ASCII characters',
+    );
+  }
+  const fingerprint = createHash('sha256')
+    .update(`${operation}\n${JSON.stringify(request)}\n${extra}`)
+    .digest('hex');
+  return { scope: 'api' as const, key, fingerprint };
+}
+
+function answer(res: Response, sent: SendAnswer): void {
+  if (sent.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.status(sent.http_status).json(sent.body);
+}
+
+/** Reads a multipart body (the gateway streams it through unchanged) into fields and one file. */
+function readMultipart(req: Request, res: Response, maxBytes: number): Promise<void> {
+  const upload = multer({
+    storage: multer.memoryStorage(),
+    limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: 64 * 1024 },
+  }).single('file');
+  return new Promise((resolve, reject) => {
+    upload(req, res, (error: unknown) => {
+      if (!error) return resolve();
+      if (error instanceof multer.MulterError) {
+        return reject(
+          error.code === 'LIMIT_FILE_SIZE'
+            ? new AppError('payload_too_large', `file: must be at most ${maxBytes} bytes`)
+            : new AppError('validation_failed', `${error.field ?? 'file'}: ${error.message}`),
+        );
+      }
+      reject(new AppError('malformed_json', 'Request body is not valid multipart/form-data'));
+    });
+  });
+}
+
+/** Spec §4.3 send operations: parse, send once (per idempotency key), answer as the send did. */
+export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes: number }): void {
+  router.post('/api/svc/sendMessageToPhoneNumber', async (req, res) => {
+    const organization = orgContext(req);
+    const request = parseInput(SendMessageRequestSchema, req.body ?? {});
+    const { phone, ...rest } = request;
+    answer(
+      res,
+      await deps.sender.send({
+        organization,
+        recipient: { phone },
+        content: contentOfMessage(rest),
+        idempotency: idempotencyOf(req, 'sendMessageToPhoneNumber', request),
+        mayFail: true,
+      }),
+    );
+  });
+
+  router.post('/api/svc/sendtemplatemessage', async (req, res) => {
+    const organization = orgContext(req);
+    const request = parseInput(SendTemplateRequestSchema, req.body ?? {});
+    const { phone, ...rest } = request;
+    answer(
+      res,
+      await deps.sender.send({
+        organization,
+        recipient: { phone },
+        content: contentOfTemplate(rest),
+        idempotency: idempotencyOf(req, 'sendtemplatemessage', request),
+        mayFail: true,
+      }),
+    );
+  });
+
+  router.post('/api/svc/sendmedia', async (req, res) => {
+    const organization = orgContext(req);
+    if (req.is('multipart/form-data')) await readMultipart(req, res, deps.mediaMaxBytes);
+    const request = parseInput(SendMediaRequestSchema, req.body ?? {});
+    const { phone, url, ...rest } = request;
+    const file = req.file;
+    let body: SendBody;
+    let fileHash = '';
+    if (file) {
+      fileHash = createHash('sha256').update(file.buffer).digest('hex');
+      body = {
+        upload: {
+          buffer: file.buffer,
+          mimeType: file.mimetype,
+          filename: file.originalname || rest.filename || 'file',
+        },
+        contentFor: (mediaId) => contentOfMedia(rest, { mediaId }),
+      };
+    } else if (url) {
+      body = { content: contentOfMedia(rest, { link: url }) };
+    } else {
+      throw new AppError('validation_failed', 'url: url or a multipart file is required');
+    }
+    answer(
+      res,
+      await deps.sender.send({
+        organization,
+        recipient: { phone },
+        ...body,
+        idempotency: idempotencyOf(req, 'sendmedia', request, fileHash),
+        mayFail: true,
+      }),
+    );
+  });
+}

@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { connect } from 'amqplib';
+import {
+  EXCHANGES,
+  INTERNAL_SECRET_HEADER,
+  MESSAGING_INTERNAL_PATHS,
+  QUEUES,
+  ROUTING_KEYS,
+  deadQueueFor,
+  monthKey,
+  type MessagingSendCommandInput,
+} from '@switchboard/contracts';
+import { jsonBody } from '../../../../test/support/test-infra';
+import {
+  eventsOf,
+  sleep,
+  startMessagingSystem,
+  uniquePhone,
+  waitFor,
+  type MessagingSystem,
+  type Organization,
+} from '../support/messaging-harness';
+
+jest.setTimeout(60_000);
+
+let system: MessagingSystem;
+let org: Organization;
+
+beforeAll(async () => {
+  system = await startMessagingSystem('msgoutbox');
+  org = await system.newOrganization('free', 'Outbox Co');
+});
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+afterEach(async () => {
+  await system.sim('DELETE', '/faults');
+});
+
+const messagingDb = () => system.stack.messaging.db;
+
+async function sentTo(phone: string): Promise<unknown[]> {
+  return (await system.sim('GET', `/sent?to=${phone}&include_rejected=true`)).sent as unknown[];
+}
+
+function command(overrides: Partial<MessagingSendCommandInput>): MessagingSendCommandInput {
+  return {
+    company_id: org.company_id,
+    plan: org.created.organization.plan,
+    plan_started_at: org.created.organization.plan_started_at,
+    content: { type: 'text', message: 'From a campaign' },
+    idempotency_key: `key-${randomUUID()}`,
+    ...overrides,
+  };
+}
+
+describe('the event outbox (issue 4 point 7)', () => {
+  test('when messaging died between writing a record and publishing its event, then the relay publishes it and clears it', async () => {
+    // The state a crash leaves: a message written with its event, never published.
+    const id = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+    const eventId = randomUUID();
+    const timestamp = new Date(Date.now() - 60_000).toISOString();
+    const event = {
+      id: eventId,
+      event: 'message_sent',
+      timestamp,
+      company_id: org.company_id,
+      data: {
+        message_id: id,
+        message_wamid: `wamid.crash${id}`,
+        contact_id: 999_999_999,
+        phone: '393480000000',
+        company_id: org.company_id,
+      },
+    };
+    await messagingDb()
+      .collection<{ _id: string } & Record<string, unknown>>('messages')
+      .insertOne({
+        _id: String(id),
+        id,
+        company_id: org.company_id,
+        contact_id: 999_999_999,
+        phone: '393480000000',
+        direction: 'outbound',
+        type: 'text',
+        message: 'written before the crash',
+        wamid: `wamid.crash${id}`,
+        status: 'sent',
+        error: null,
+        status_times: { sent: new Date(timestamp) },
+        history: [],
+        statuses_seen: [],
+        created_at: new Date(timestamp),
+        updated_at: new Date(timestamp),
+        pending_events: { [eventId]: event },
+        pending_ids: [eventId],
+      });
+
+    const published = await waitFor(
+      () => system.events.find((item) => item.id === eventId),
+      10_000,
+      'the left-behind event',
+    );
+    expect(published).toEqual(event);
+    const cleared = await waitFor(async () => {
+      const doc = await messagingDb()
+        .collection<{ _id: string; pending_ids: string[]; pending_events: object }>('messages')
+        .findOne({ _id: String(id) });
+      return doc?.pending_ids.length === 0 ? doc : undefined;
+    });
+    expect(cleared.pending_events).toEqual({});
+    await sleep(600);
+    expect(system.events.filter((item) => item.id === eventId)).toHaveLength(1);
+  });
+});
+
+describe('messaging.send commands (issue 4 point 4)', () => {
+  test('when a send command arrives twice, then one message is sent and announced once', async () => {
+    const phone = uniquePhone();
+    const body = command({ phone, campaign_id: 77 });
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      `${body.idempotency_key}:again`,
+    );
+    const sent = await waitFor(() =>
+      system.events.find(
+        (event) =>
+          event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
+      ),
+    );
+    await sleep(700);
+    expect(await sentTo(phone)).toHaveLength(1);
+    const message_id = (sent.data as { message_id: number }).message_id;
+    expect(eventsOf(system.events, 'message_sent', message_id)).toHaveLength(1);
+    const messages = await org.api.get('getMessages', {
+      contact_id: (sent.data as { contact_id: number }).contact_id,
+    });
+    expect(messages.body.messages).toEqual([
+      expect.objectContaining({ id: message_id, campaign_id: 77, message: 'From a campaign' }),
+    ]);
+  });
+
+  test('when a command names a contact, then the message goes to its phone', async () => {
+    const phone = uniquePhone();
+    const made = await org.api.post('makeContact', { name: 'Bea', phone });
+    const body = command({
+      contact_id: made.body.contact.id,
+      content: { type: 'template', template_name: 'no_such_template', template_language: 'en' },
+    });
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+    // The provider refuses the unknown template: the message is recorded as failed, once.
+    const failed = await waitFor(() =>
+      system.events.find(
+        (event) =>
+          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
+      ),
+    );
+    expect((failed.data as { error: string }).error).toContain('132001');
+    expect(await sentTo(phone)).toHaveLength(1);
+  });
+
+  test('when a command names an unknown contact, then it is parked with the reason', async () => {
+    const body = command({ contact_id: 987_654_321 });
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+    const amqp = await connect(system.amqpUrl);
+    try {
+      const channel = await amqp.createChannel();
+      const parked = await waitFor(async () => {
+        const message = await channel.get(deadQueueFor(QUEUES.messagingCommands), { noAck: true });
+        return message || undefined;
+      });
+      expect(parked.properties.messageId).toBe(body.idempotency_key);
+      expect(String(parked.properties.headers?.['x-dead-reason'])).toContain('not_found');
+    } finally {
+      await amqp.close();
+    }
+  });
+
+  test('when the provider is down for a whole attempt, then the command is retried later and sent once', async () => {
+    // An organization of its own: four failures alone do not open its channel's breaker.
+    const fresh = await system.newOrganization('standard', 'Patient Co');
+    const phone = uniquePhone();
+    await system.sim('POST', '/faults', { to: phone, http_status: 503, count: 4 });
+    const body = {
+      ...command({ phone }),
+      company_id: fresh.company_id,
+      plan: 'standard' as const,
+      plan_started_at: fresh.created.organization.plan_started_at,
+    };
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+    await waitFor(
+      () =>
+        system.events.find(
+          (event) =>
+            event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
+        ),
+      15_000,
+      'message_sent after the broker retry',
+    );
+    expect(await sentTo(phone)).toHaveLength(5);
+    expect(
+      system.events.filter(
+        (event) =>
+          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
+      ),
+    ).toHaveLength(0);
+  });
+});
+
+describe('the internal message quota API (for campaigns)', () => {
+  const call = async (path: string, body: unknown) => {
+    const response = await fetch(system.stack.messaging.url + path, {
+      method: 'POST',
+      headers: {
+        [INTERNAL_SECRET_HEADER]: system.internalSecret,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await jsonBody(response) };
+  };
+
+  test('when a campaign reserves more than is left, then nothing is held; what fits is held whole', async () => {
+    const free = await system.newOrganization('free', 'Campaign Co');
+    const who = {
+      company_id: free.company_id,
+      plan: 'free',
+      plan_started_at: free.created.organization.plan_started_at,
+    };
+    const tooMany = await call(MESSAGING_INTERNAL_PATHS.reserveQuota, { ...who, count: 101 });
+    expect(tooMany.status).toBe(429);
+    const fits = await call(MESSAGING_INTERNAL_PATHS.reserveQuota, { ...who, count: 100 });
+    expect(fits.body).toEqual({ status: 'success', month: monthKey(), reserved: 100 });
+    const full = await call(MESSAGING_INTERNAL_PATHS.reserveQuota, { ...who, count: 1 });
+    expect(full.status).toBe(429);
+
+    // A command whose place is already held is sent without reserving again.
+    const phone = uniquePhone();
+    const body = {
+      ...command({ phone }),
+      company_id: free.company_id,
+      quota_reserved: true,
+      quota_month: monthKey(),
+    };
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+    await waitFor(() =>
+      system.events.find(
+        (event) =>
+          event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
+      ),
+    );
+    const released = await call(MESSAGING_INTERNAL_PATHS.releaseQuota, {
+      company_id: free.company_id,
+      month: monthKey(),
+      count: 99,
+    });
+    expect(released.body).toMatchObject({ released: 99 });
+  });
+});

@@ -1,0 +1,391 @@
+import { EXCHANGES, ROUTING_KEYS, type BrokerEvent } from '@switchboard/contracts';
+import {
+  eventsOf,
+  sleep,
+  startMessagingSystem,
+  uniquePhone,
+  waitFor,
+  type MessagingSystem,
+  type Organization,
+} from '../support/messaging-harness';
+
+jest.setTimeout(60_000);
+
+let system: MessagingSystem;
+let org: Organization;
+let phoneNumberId: string;
+
+beforeAll(async () => {
+  system = await startMessagingSystem('msgprov');
+  org = await system.newOrganization('free', 'Inbox Co');
+  phoneNumberId = org.created.channel.phone_number_id;
+});
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+afterEach(async () => {
+  await system.sim('DELETE', '/faults');
+});
+
+type Received = { message_id: number; contact_id: number; message: string; message_type: string };
+
+/** Injects an end-user message at the simulator; resolves with its `message_received` event. */
+async function inject(input: Record<string, unknown>): Promise<BrokerEvent & { data: Received }> {
+  const injected = await system.sim('POST', '/inbound', {
+    phone_number_id: phoneNumberId,
+    ...input,
+  });
+  const wamid = injected.wamid as string;
+  return waitFor(
+    () =>
+      system.events.find(
+        (event) =>
+          event.event === 'message_received' &&
+          (event.data as { message_wamid: string }).message_wamid === wamid,
+      ) as (BrokerEvent & { data: Received }) | undefined,
+    10_000,
+    `message_received of ${wamid}`,
+  );
+}
+
+async function statusOf(message_id: number) {
+  return (await org.api.get('getMessageStatus', { message_id })).body;
+}
+
+describe('inbound messages (issue 4 point 6)', () => {
+  test('when an end user writes, then the message is stored, the contact created with its profile name, the conversation updated and message_received published', async () => {
+    const from = uniquePhone();
+    const event = await inject({
+      from,
+      profile_name: 'Sheena Nelson',
+      text: 'Does it come in blue?',
+    });
+    expect(event.company_id).toBe(org.company_id);
+    expect(event.data).toEqual({
+      message_id: expect.any(Number),
+      message_wamid: expect.stringMatching(/^wamid\./),
+      contact_id: expect.any(Number),
+      contact_name: 'Sheena Nelson',
+      phone: from,
+      message: 'Does it come in blue?',
+      message_type: 'text',
+      company_id: org.company_id,
+    });
+
+    const contact = await org.api.get('getSingleContact', { phone: from });
+    expect(contact.body.contact).toMatchObject({
+      id: event.data.contact_id,
+      name: 'Sheena Nelson',
+    });
+
+    const messages = await org.api.get('getMessages', { contact_id: event.data.contact_id });
+    expect(messages.body.messages).toEqual([
+      expect.objectContaining({
+        id: event.data.message_id,
+        direction: 'inbound',
+        type: 'text',
+        message: 'Does it come in blue?',
+        status: 'received',
+      }),
+    ]);
+
+    const conversations = await org.api.get('getConversations');
+    const conversation = conversations.body.conversations.find(
+      (item: { contact_id: number }) => item.contact_id === event.data.contact_id,
+    );
+    expect(conversation).toMatchObject({
+      contact_name: 'Sheena Nelson',
+      phone: from,
+      unread_count: 1,
+      last_message: { id: event.data.message_id, direction: 'inbound' },
+    });
+  });
+
+  test.each(
+    (
+      [
+        ['image', { type: 'image', image: { caption: 'My receipt' } }, 'My receipt'],
+        ['image', { type: 'image', image: {} }, '[image]'],
+        ['document', { type: 'document', document: { filename: 'cv.pdf' } }, 'cv.pdf'],
+        ['video', { type: 'video', video: { caption: 'Look' } }, 'Look'],
+        ['audio', { type: 'audio', audio: { voice: true } }, '[voice message]'],
+        ['sticker', { type: 'sticker', sticker: {} }, '[sticker]'],
+        [
+          'interactive',
+          { type: 'interactive', button_reply: { id: 'b1', title: 'Yes please' } },
+          'Yes please',
+        ],
+        [
+          'interactive',
+          { type: 'interactive', list_reply: { id: 'r1', title: 'Large', description: 'XL' } },
+          'Large',
+        ],
+        [
+          'button',
+          { type: 'button', button: { payload: 'STOP', text: 'Stop promotions' } },
+          'Stop promotions',
+        ],
+        ['reaction', { type: 'reaction', reaction: { emoji: '👍' } }, '👍'],
+        [
+          'location',
+          { type: 'location', location: { latitude: 38.9, longitude: -77.03, name: 'Office' } },
+          'Office (38.9, -77.03)',
+        ],
+        [
+          'contacts',
+          { type: 'contacts', contacts: [{ name: { formatted_name: 'John Doe' }, phones: [] }] },
+          'Contact: John Doe',
+        ],
+        ['unsupported', { type: 'unsupported' }, '[unsupported: Message type unknown]'],
+      ] as [string, Record<string, unknown>, string][]
+    ).map(([type, input, text]) => ({ type, input, text })),
+  )(
+    'when the end user sends $type, then message_type mirrors it and the message reads $text',
+    async ({ type, input, text }) => {
+      const event = await inject({ from: uniquePhone(), profile_name: 'Typer', ...input });
+      expect(event.data.message_type).toBe(type);
+      expect(event.data.message).toBe(text);
+    },
+  );
+
+  test('when the provider delivers the same message twice, then it is stored and announced once', async () => {
+    const from = uniquePhone();
+    const wamid = `wamid.duplicate${Date.now()}`;
+    const first = await inject({ from, id: wamid, text: 'Once only', timestamp: 1750000000 });
+    await system.sim('POST', '/inbound', {
+      phone_number_id: phoneNumberId,
+      from,
+      id: wamid,
+      text: 'Once only',
+      timestamp: 1750000001, // other bytes, so inbound stores and publishes it again
+    });
+    await sleep(700);
+    const messages = await org.api.get('getMessages', { contact_id: first.data.contact_id });
+    expect(messages.body.messages).toHaveLength(1);
+    expect(
+      system.events.filter(
+        (event) =>
+          event.event === 'message_received' &&
+          (event.data as { message_wamid: string }).message_wamid === wamid,
+      ),
+    ).toHaveLength(1);
+  });
+
+  test('when the broker redelivers a provider message, then nothing is stored or published twice', async () => {
+    const from = uniquePhone();
+    const wamid = `wamid.redelivered${Date.now()}`;
+    const message = {
+      id: `test:${wamid}`,
+      company_id: org.company_id,
+      inbound_event_id: 'test',
+      waba_id: '1',
+      field: 'messages',
+      value: {
+        messaging_product: 'whatsapp',
+        metadata: { phone_number_id: phoneNumberId, display_phone_number: '1' },
+        contacts: [{ profile: { name: 'Redo' }, wa_id: from }],
+        messages: [
+          { from, id: wamid, timestamp: '1750000000', type: 'text', text: { body: 'again' } },
+        ],
+      },
+      received_at: new Date().toISOString(),
+    };
+    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.message, message, message.id);
+    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.message, message, message.id);
+    const event = await waitFor(() =>
+      system.events.find(
+        (item) =>
+          item.event === 'message_received' &&
+          (item.data as { message_wamid: string }).message_wamid === wamid,
+      ),
+    );
+    await sleep(700);
+    const messages = await org.api.get('getMessages', {
+      contact_id: (event.data as { contact_id: number }).contact_id,
+    });
+    expect(messages.body.messages).toHaveLength(1);
+    expect(
+      system.events.filter(
+        (item) => (item.data as { message_wamid?: string }).message_wamid === wamid,
+      ),
+    ).toHaveLength(1);
+  });
+
+  test('when the business answers, then the unread count of the conversation goes back to zero', async () => {
+    const from = uniquePhone();
+    const event = await inject({ from, profile_name: 'Asker', text: 'Hello?' });
+    await inject({ from, text: 'Anyone?' });
+    const unread = async () =>
+      (await org.api.get('getConversations')).body.conversations.find(
+        (item: { contact_id: number }) => item.contact_id === event.data.contact_id,
+      )?.unread_count;
+    expect(await unread()).toBe(2);
+    const reply = await org.api.post('sendMessageToPhoneNumber', { phone: from, message: 'Yes!' });
+    expect(reply.status).toBe(200);
+    expect(await unread()).toBe(0);
+  });
+});
+
+describe('statuses move a message forward only (issue 4 point 6)', () => {
+  async function sendWith(fault: Record<string, unknown>) {
+    const phone = uniquePhone();
+    await system.sim('POST', '/faults', { to: phone, count: 1, ...fault });
+    const sent = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Status test' });
+    expect(sent.status).toBe(200);
+    return sent.body as { message_id: number; message_wamid: string };
+  }
+
+  const statusEvents = (message_id: number) =>
+    eventsOf(system.events, 'message_status_updated', message_id).map(
+      (event) => (event.data as { status: string }).status,
+    );
+
+  test('when delivered arrives after read, or a status repeats, then nothing moves back and no event is published', async () => {
+    const { message_id, message_wamid } = await sendWith({ statuses: ['sent', 'read'] });
+    await waitFor(async () =>
+      (await statusOf(message_id)).message_status === 'read' ? true : undefined,
+    );
+    await system.sim('POST', '/status', { wamid: message_wamid, status: 'delivered' });
+    await system.sim('POST', '/status', { wamid: message_wamid, status: 'read' });
+    await system.sim('POST', '/status', { wamid: message_wamid, status: 'failed' });
+    await waitFor(async () =>
+      (await statusOf(message_id)).history.some(
+        (entry: { status: string }) => entry.status === 'failed',
+      )
+        ? true
+        : undefined,
+    );
+    await sleep(500);
+    const status = await statusOf(message_id);
+    expect(status.message_status).toBe('read');
+    expect(status.error).toBeNull();
+    expect(status.status_times.delivered).toBeNull();
+    expect(
+      status.history.map((entry: { status: string; applied: boolean }) => [
+        entry.status,
+        entry.applied,
+      ]),
+    ).toEqual([
+      ['sent', true],
+      ['sent', false],
+      ['read', true],
+      ['delivered', false],
+      ['failed', false],
+    ]);
+    expect(statusEvents(message_id)).toEqual(['sent', 'read']);
+  });
+
+  test('when the provider reports a send failed later, then the message fails with the error and one event says so', async () => {
+    const { message_id } = await sendWith({ async_error_code: 131047 });
+    const status = await waitFor(async () => {
+      const current = await statusOf(message_id);
+      return current.message_status === 'failed' ? current : undefined;
+    });
+    expect(status.error).toContain('131047');
+    await waitFor(() => (statusEvents(message_id).includes('failed') ? true : undefined));
+    const [failed] = eventsOf(system.events, 'message_status_updated', message_id).filter(
+      (event) => (event.data as { status: string }).status === 'failed',
+    );
+    expect((failed!.data as { error: string }).error).toBe(status.error);
+  });
+
+  test('when statuses arrive twice or out of order, then each status is published once', async () => {
+    const { message_id } = await sendWith({ duplicate_statuses: true, reorder_statuses: true });
+    await waitFor(async () =>
+      (await statusOf(message_id)).message_status === 'read' ? true : undefined,
+    );
+    await sleep(700);
+    expect(statusEvents(message_id)).toEqual(['sent', 'read']);
+    expect((await statusOf(message_id)).message_status).toBe('read');
+  });
+});
+
+describe('account and display-name decisions (issue 4 point 6)', () => {
+  const eventFor = (name: string, predicate: (data: Record<string, unknown>) => boolean) =>
+    waitFor(() =>
+      system.events.find(
+        (event) =>
+          event.event === name &&
+          event.company_id === org.company_id &&
+          predicate(event.data as Record<string, unknown>),
+      ),
+    );
+
+  test('when the account review is decided, then account_status_updated carries the decision', async () => {
+    await system.sim('POST', '/account-update', {
+      phone_number_id: phoneNumberId,
+      decision: 'REJECTED',
+    });
+    const event = await eventFor('account_status_updated', (data) => data.decision === 'REJECTED');
+    expect(event.data).toEqual({
+      decision: 'REJECTED',
+      account_status: 'rejected',
+      company_id: org.company_id,
+    });
+  });
+
+  test('when the display name is declined or approved, then phone_number_name_updated says so, with the reason only when declined', async () => {
+    await system.sim('POST', '/name-update', {
+      phone_number_id: phoneNumberId,
+      decision: 'REJECTED',
+      requested_verified_name: 'Bad Name',
+      rejection_reason: 'NAME_FORMAT_UNACCEPTABLE',
+    });
+    const declined = await eventFor(
+      'phone_number_name_updated',
+      (data) => data.decision === 'REJECTED',
+    );
+    expect(declined.data).toEqual({
+      decision: 'REJECTED',
+      phone_number: expect.any(String),
+      requested_name: 'Bad Name',
+      rejection_reason: 'NAME_FORMAT_UNACCEPTABLE',
+      company_id: org.company_id,
+    });
+    await system.sim('POST', '/name-update', {
+      phone_number_id: phoneNumberId,
+      decision: 'APPROVED',
+      requested_verified_name: 'Good Name',
+    });
+    const approved = await eventFor(
+      'phone_number_name_updated',
+      (data) => data.decision === 'APPROVED',
+    );
+    expect(approved.data).toMatchObject({ requested_name: 'Good Name', rejection_reason: null });
+  });
+
+  test('when a provider notice is redelivered, then its event is published once', async () => {
+    const message = {
+      id: `test:notice:${Date.now()}`,
+      company_id: org.company_id,
+      inbound_event_id: 'test',
+      waba_id: '1',
+      field: 'account_review_update',
+      value: { decision: 'DEFERRED' },
+      received_at: new Date().toISOString(),
+    };
+    await system.publish(
+      EXCHANGES.provider,
+      ROUTING_KEYS.provider.accountUpdate,
+      message,
+      message.id,
+    );
+    await system.publish(
+      EXCHANGES.provider,
+      ROUTING_KEYS.provider.accountUpdate,
+      message,
+      message.id,
+    );
+    await eventFor('account_status_updated', (data) => data.decision === 'DEFERRED');
+    await sleep(700);
+    expect(
+      system.events.filter(
+        (event) =>
+          event.event === 'account_status_updated' &&
+          (event.data as { decision: string }).decision === 'DEFERRED',
+      ),
+    ).toHaveLength(1);
+  });
+});

@@ -1,0 +1,139 @@
+import {
+  ALL_OPERATIONS,
+  API_OPERATION_OWNERS,
+  AccountStatusResponseSchema,
+  BrokerEventSchema,
+  ConversationsResponseSchema,
+  ErrorResponseSchema,
+  EVENT_PAYLOAD_SCHEMAS,
+  MessageStatusResponseSchema,
+  MessagesResponseSchema,
+  SendMessageResponseSchema,
+  buildOpenApiDocument,
+  type EventName,
+} from '@switchboard/contracts';
+import {
+  startMessagingSystem,
+  uniquePhone,
+  waitFor,
+  type MessagingSystem,
+  type Organization,
+} from '../support/messaging-harness';
+
+jest.setTimeout(60_000);
+
+let system: MessagingSystem;
+let org: Organization;
+
+beforeAll(async () => {
+  system = await startMessagingSystem('msgcontract');
+  org = await system.newOrganization('standard', 'Contract Co');
+});
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+const SERVED = [
+  'sendMessageToPhoneNumber',
+  'sendtemplatemessage',
+  'sendmedia',
+  'getMessageStatus',
+  'getMessages',
+  'getConversations',
+  'accountStatus',
+];
+
+describe('messaging responses and events match packages/contracts', () => {
+  test('when each operation answers, then its body parses with its contract schema', async () => {
+    const phone = uniquePhone();
+    const sent = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Contract' });
+    const { message_id } = SendMessageResponseSchema.parse(sent.body);
+    SendMessageResponseSchema.parse(
+      (
+        await org.api.post('sendmedia', {
+          phone,
+          type: 'image',
+          url: 'https://example.com/a.jpg',
+        })
+      ).body,
+    );
+    const contact_id = (await org.api.get('getSingleContact', { phone })).body.contact.id as number;
+    await waitFor(async () =>
+      (await org.api.get('getMessageStatus', { message_id })).body.message_status === 'read'
+        ? true
+        : undefined,
+    );
+    MessageStatusResponseSchema.parse((await org.api.get('getMessageStatus', { message_id })).body);
+    MessagesResponseSchema.parse((await org.api.get('getMessages', { contact_id })).body);
+    ConversationsResponseSchema.parse((await org.api.get('getConversations')).body);
+    AccountStatusResponseSchema.parse((await org.api.get('accountStatus')).body);
+  });
+
+  test('when an operation fails, then the body is the error envelope', async () => {
+    const failures = [
+      await org.api.post('sendMessageToPhoneNumber', { phone: 'x', message: 'x' }),
+      await org.api.get('getMessageStatus', { message_id: 987654321 }),
+      await org.api.post('sendtemplatemessage', {
+        phone: uniquePhone(),
+        template_name: 'missing_template',
+        template_language: 'en',
+      }),
+      await org.api.get('getTemplates'),
+    ];
+    for (const failure of failures) {
+      expect(failure.status).toBeGreaterThanOrEqual(400);
+      ErrorResponseSchema.parse(failure.body);
+    }
+    expect(failures[3]!.status).toBe(501);
+  });
+
+  test('when inbound messages and account decisions arrive, then their events parse with the strict payload schemas', async () => {
+    const phoneNumberId = org.created.channel.phone_number_id;
+    await system.sim('POST', '/inbound', {
+      phone_number_id: phoneNumberId,
+      from: uniquePhone(),
+      profile_name: 'Contract Tester',
+      text: 'hello',
+    });
+    await system.sim('POST', '/account-update', {
+      phone_number_id: phoneNumberId,
+      decision: 'APPROVED',
+    });
+    await system.sim('POST', '/name-update', {
+      phone_number_id: phoneNumberId,
+      decision: 'APPROVED',
+    });
+    const wanted: EventName[] = [
+      'message_sent',
+      'message_status_updated',
+      'message_failed',
+      'message_received',
+      'account_status_updated',
+      'phone_number_name_updated',
+    ];
+    await waitFor(
+      () =>
+        wanted.every((name) => system.events.some((e) => e.event === name)) ? true : undefined,
+      10_000,
+      'one event of each kind',
+    );
+    for (const event of system.events) {
+      BrokerEventSchema.parse(event);
+      EVENT_PAYLOAD_SCHEMAS[event.event].parse(event.data);
+      expect(event.company_id).toBe((event.data as { company_id: number }).company_id);
+    }
+    expect(system.invalidEvents).toEqual([]);
+  });
+
+  test('when the OpenAPI document is built, then every messaging operation served here is in it', () => {
+    const document = buildOpenApiDocument();
+    for (const operation of SERVED) {
+      expect(API_OPERATION_OWNERS[operation as keyof typeof API_OPERATION_OWNERS]).toBe(
+        'messaging',
+      );
+      expect(ALL_OPERATIONS.some((op) => op.operationId === operation)).toBe(true);
+      expect(document.paths[`/api/svc/${operation}`]).toBeDefined();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { SendMessageRequestSchema } from '@switchboard/contracts';
+import type { CloudApiClient, CloudApiResult, SendAccepted } from '../../src/outbound/cloud-api';
+import {
+  classifyProviderResponse,
+  unreachableFailure,
+} from '../../src/domain/sending/classify-provider-error';
+import { contentOfMessage } from '../../src/domain/sending/content-of';
+import { createPacing, deliverToProvider } from '../../src/domain/sending/deliver-to-provider';
+
+/** A Cloud API client that answers from a script, one answer per call. */
+function scriptedClient(answers: CloudApiResult<SendAccepted>[], circuitOpen = false) {
+  let calls = 0;
+  const client: CloudApiClient = {
+    sendMessage: async () => answers[Math.min(calls++, answers.length - 1)]!,
+    uploadMedia: async () => ({ ok: true, data: { id: '1' } }),
+    getNode: async () => ({ ok: true, data: {} }),
+    isCircuitOpen: () => circuitOpen,
+  };
+  return { client, calls: () => calls };
+}
+
+const accepted: CloudApiResult<SendAccepted> = { ok: true, data: { wamid: 'wamid.OK' } };
+const throttled = {
+  ok: false as const,
+  failure: classifyProviderResponse(400, { error: { code: 130429 } }),
+};
+const refused = {
+  ok: false as const,
+  failure: classifyProviderResponse(400, { error: { code: 131026 } }),
+};
+const policy = { maxAttempts: 4, baseDelayMs: 1, budgetMs: 1_000 };
+const pacing = createPacing(1_000);
+
+describe('deliverToProvider (issue 4 point 4)', () => {
+  test('when the provider throttles then accepts, then the send is retried and accepted', async () => {
+    const { client, calls } = scriptedClient([throttled, throttled, accepted]);
+    const result = await deliverToProvider(client, pacing, '1', {}, policy);
+    expect(result).toEqual({ ok: true, wamid: 'wamid.OK', attempts: 3 });
+    expect(calls()).toBe(3);
+  });
+
+  test('when the provider refuses, then there is no retry', async () => {
+    const { client, calls } = scriptedClient([refused, accepted]);
+    const result = await deliverToProvider(client, pacing, '1', {}, policy);
+    expect(result.ok).toBe(false);
+    expect(calls()).toBe(1);
+  });
+
+  test('when failures go on, then attempts stop at the maximum', async () => {
+    const { client, calls } = scriptedClient([{ ok: false, failure: unreachableFailure('down') }]);
+    const result = await deliverToProvider(client, pacing, '1', {}, policy);
+    expect(result).toMatchObject({ ok: false, attempts: 4 });
+    expect(calls()).toBe(4);
+  });
+
+  test('when the next wait would pass the budget or the breaker is open, then it stops at once', async () => {
+    const slow = scriptedClient([throttled]);
+    const short = await deliverToProvider(
+      slow.client,
+      pacing,
+      '1',
+      {},
+      {
+        ...policy,
+        baseDelayMs: 5_000,
+      },
+    );
+    expect(short.attempts).toBe(1);
+    const open = scriptedClient([{ ok: false, failure: unreachableFailure('open') }], true);
+    expect((await deliverToProvider(open.client, pacing, '1', {}, policy)).attempts).toBe(1);
+  });
+});
+
+describe('contentOfMessage (spec §4.3 sendMessageToPhoneNumber)', () => {
+  const parse = (body: Record<string, unknown>) => {
+    const { phone: _phone, ...rest } = SendMessageRequestSchema.parse({
+      phone: '393471234567',
+      ...body,
+    });
+    return contentOfMessage(rest);
+  };
+
+  test('when buttons come as a form list or comma text, then they become reply buttons', () => {
+    expect(parse({ message: 'Pick', buttons: 'Yes, No' })).toMatchObject({
+      kind: 'buttons',
+      buttons: [
+        { id: 'Yes', title: 'Yes' },
+        { id: 'No', title: 'No' },
+      ],
+    });
+    expect(parse({ message: 'Pick', buttons: '[{"id":"a","title":"A"}]' })).toMatchObject({
+      kind: 'buttons',
+      buttons: [{ id: 'a', title: 'A' }],
+    });
+  });
+
+  test('when an image comes with buttons, then it is the header; without, the text is its caption', () => {
+    expect(
+      parse({ message: 'Pick', buttons: ['Ok'], image: 'https://x.test/a.jpg', header: 'ignored' }),
+    ).toMatchObject({ kind: 'buttons', header: { type: 'image', link: 'https://x.test/a.jpg' } });
+    expect(parse({ message: 'Look', image: 'https://x.test/a.jpg' })).toEqual({
+      kind: 'media',
+      media: 'image',
+      link: 'https://x.test/a.jpg',
+      caption: 'Look',
+    });
+  });
+
+  test('when only text is given (header and footer without buttons), then a plain text is sent', () => {
+    expect(parse({ message: 'Hi', header: 'H', footer: 'F' })).toEqual({
+      kind: 'text',
+      body: 'Hi',
+    });
+  });
+});
