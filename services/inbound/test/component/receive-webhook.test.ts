@@ -49,7 +49,8 @@ beforeAll(async () => {
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       CHANNEL_CACHE_TTL_MS: '0',
       RELAY_INTERVAL_MS: '200',
-      RELAY_GRACE_MS: '0',
+      // Long enough that the relay never races a request's own publish; the relay test backdates.
+      RELAY_GRACE_MS: '10000',
     }),
   );
   org = await stack.createOrganization('standard', 'Inbound Co');
