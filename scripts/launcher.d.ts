@@ -1,5 +1,11 @@
 export type ServiceProcessName =
-  'gateway' | 'messaging' | 'contacts' | 'campaigns' | 'webhooks' | 'inbound';
+  | 'gateway'
+  | 'messaging'
+  | 'contacts'
+  | 'campaigns'
+  | 'webhooks'
+  | 'inbound'
+  | 'provider-simulator';
 
 export interface LaunchOptions {
   env: Record<string, string>;
