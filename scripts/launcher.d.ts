@@ -23,5 +23,6 @@ export interface LaunchedSystem {
 }
 
 export const SERVICES: ServiceProcessName[];
+export const PORT_SPAN: number;
 export function launchSystem(options: LaunchOptions): Promise<LaunchedSystem>;
 export function portsFrom(basePort: number): Record<ServiceProcessName, number>;

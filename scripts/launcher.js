@@ -28,6 +28,8 @@ const PORT_OFFSETS = {
   inbound: 5,
   'provider-simulator': 10,
 };
+/** How many consecutive ports from the base a system occupies (tests reserve this many). */
+const PORT_SPAN = Math.max(...Object.values(PORT_OFFSETS)) + 1;
 const MAIN_FILES = Object.fromEntries(
   SERVICES.map((name) => [
     name,
@@ -130,4 +132,4 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
   return { urls, ports, startService: startOne, stopService: stopOne, stop };
 }
 
-module.exports = { launchSystem, SERVICES, portsFrom };
+module.exports = { launchSystem, SERVICES, PORT_SPAN, portsFrom };

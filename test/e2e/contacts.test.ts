@@ -13,7 +13,7 @@ import {
   randomSecret,
   uniquePrefix,
 } from '../support/test-infra';
-import { launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
 
 jest.setTimeout(120_000);
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
       INTERNAL_API_SECRET: randomSecret(),
       LOG_LEVEL: 'warn',
     },
-    basePort: await freePortBlock(7),
+    basePort: await freePortBlock(PORT_SPAN),
   });
   gateway = system.urls.gateway;
 });

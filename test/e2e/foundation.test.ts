@@ -14,7 +14,7 @@ import {
   randomSecret,
   uniquePrefix,
 } from '../support/test-infra';
-import { launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
 
 jest.setTimeout(120_000);
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
       LOG_LEVEL: 'info',
       PROXY_TIMEOUT_MS: '3000',
     },
-    basePort: await freePortBlock(11),
+    basePort: await freePortBlock(PORT_SPAN),
     onLine: (service: string, line: string) => output.push(`${service}: ${line}`),
   });
   gateway = system.urls.gateway;

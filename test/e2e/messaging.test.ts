@@ -19,7 +19,7 @@ import {
   uniquePrefix,
   type LooseJson,
 } from '../support/test-infra';
-import { launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
 
 jest.setTimeout(120_000);
 
@@ -35,7 +35,7 @@ const invalid: unknown[] = [];
 
 beforeAll(async () => {
   broker = await isolatedAmqpUrl('e2emsg');
-  const basePort = await freePortBlock(11);
+  const basePort = await freePortBlock(PORT_SPAN);
   system = await launchSystem({
     env: {
       MONGODB_URL,

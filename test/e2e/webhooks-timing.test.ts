@@ -18,7 +18,7 @@ import {
   randomSecret,
   uniquePrefix,
 } from '../support/test-infra';
-import { launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
 import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 
 jest.setTimeout(120_000);
@@ -43,7 +43,7 @@ beforeAll(async () => {
       // The receiver is a local http server; the schedule and timeout are the spec's defaults.
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     },
-    basePort: await freePortBlock(11),
+    basePort: await freePortBlock(PORT_SPAN),
   });
 });
 
