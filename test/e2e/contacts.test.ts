@@ -1,58 +1,27 @@
 import {
   ContactResponseSchema,
   ContactsResponseSchema,
-  CreateOrganizationResponseSchema,
   GroupsResponseSchema,
 } from '@switchboard/contracts';
-import {
-  MONGODB_URL,
-  dropDatabasesWithPrefix,
-  freePortBlock,
-  isolatedAmqpUrl,
-  jsonBody,
-  randomSecret,
-  uniquePrefix,
-} from '../support/test-infra';
-import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import { startE2eSystem, type E2eSystem } from '../support/e2e-system';
+import { jsonBody } from '../support/test-infra';
 
 jest.setTimeout(120_000);
 
-const prefix = uniquePrefix('e2econtacts');
-const adminToken = randomSecret();
-let system: LaunchedSystem;
+let e2e: E2eSystem;
 let gateway: string;
-let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
 
 beforeAll(async () => {
-  broker = await isolatedAmqpUrl('e2econtacts');
-  system = await launchSystem({
-    env: {
-      MONGODB_URL,
-      MONGODB_DB_PREFIX: prefix,
-      AMQP_URL: broker.url,
-      ADMIN_API_TOKEN: adminToken,
-      INTERNAL_API_SECRET: randomSecret(),
-      LOG_LEVEL: 'warn',
-    },
-    basePort: await freePortBlock(PORT_SPAN),
-  });
-  gateway = system.urls.gateway;
+  e2e = await startE2eSystem('e2econtacts');
+  gateway = e2e.gateway;
 });
 
 afterAll(async () => {
-  await system?.stop();
-  await dropDatabasesWithPrefix(prefix);
-  await broker?.drop();
+  await e2e?.stop();
 });
 
 async function createOrganization(name: string) {
-  const response = await fetch(`${gateway}/admin/organizations`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, plan: 'free' }),
-  });
-  expect(response.status).toBe(201);
-  return CreateOrganizationResponseSchema.parse(await jsonBody(response)).token;
+  return (await e2e.createOrganization(name)).token;
 }
 
 describe('contacts, every service its own process, through the gateway', () => {
@@ -108,8 +77,8 @@ describe('contacts, every service its own process, through the gateway', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token, name: 'Durable', phone: '393470003333' }),
     });
-    await system.stopService('contacts');
-    await system.startService('contacts');
+    await e2e.system.stopService('contacts');
+    await e2e.system.startService('contacts');
     const listed = await fetch(`${gateway}/api/svc/getContacts?token=${token}`);
     const { contacts } = ContactsResponseSchema.parse(await jsonBody(listed));
     expect(contacts.map((c) => c.name)).toEqual(['Durable']);

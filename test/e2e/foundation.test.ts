@@ -1,63 +1,32 @@
 import { createHmac } from 'node:crypto';
 import {
-  CreateOrganizationResponseSchema,
   ErrorResponseSchema,
   INTERNAL_SECRET_HEADER,
   MeResponseSchema,
 } from '@switchboard/contracts';
-import {
-  MONGODB_URL,
-  dropDatabasesWithPrefix,
-  freePortBlock,
-  isolatedAmqpUrl,
-  jsonBody,
-  randomSecret,
-  uniquePrefix,
-} from '../support/test-infra';
-import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import type { LaunchedSystem } from '../../scripts/launcher';
+import { startE2eSystem, type E2eSystem } from '../support/e2e-system';
+import { jsonBody } from '../support/test-infra';
 
 jest.setTimeout(120_000);
 
-const prefix = uniquePrefix('e2e');
-const adminToken = randomSecret();
-const internalSecret = randomSecret();
+let e2e: E2eSystem;
 let system: LaunchedSystem;
 let gateway: string;
-let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
-const output: string[] = [];
+let adminToken: string;
+let internalSecret: string;
+let output: string[];
 
 beforeAll(async () => {
-  broker = await isolatedAmqpUrl('e2e');
-  system = await launchSystem({
-    env: {
-      MONGODB_URL,
-      MONGODB_DB_PREFIX: prefix,
-      ADMIN_API_TOKEN: adminToken,
-      INTERNAL_API_SECRET: internalSecret,
-      LOG_LEVEL: 'info',
-      PROXY_TIMEOUT_MS: '3000',
-    },
-    basePort: await freePortBlock(PORT_SPAN),
-    onLine: (service: string, line: string) => output.push(`${service}: ${line}`),
-  });
-  gateway = system.urls.gateway;
+  e2e = await startE2eSystem('e2e', { LOG_LEVEL: 'info', PROXY_TIMEOUT_MS: '3000' });
+  ({ system, gateway, adminToken, internalSecret, output } = e2e);
 });
 
 afterAll(async () => {
-  await system?.stop();
-  await dropDatabasesWithPrefix(prefix);
-  await broker?.drop();
+  await e2e?.stop();
 });
 
-async function createOrganization(name: string) {
-  const response = await fetch(`${gateway}/admin/organizations`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, plan: 'free' }),
-  });
-  expect(response.status).toBe(201);
-  return CreateOrganizationResponseSchema.parse(await jsonBody(response));
-}
+const createOrganization = (name: string) => e2e.createOrganization(name);
 
 describe('the whole system, every service its own process, through the gateway', () => {
   test('when the admin creates an organization, then its token authenticates GET /api/svc/me', async () => {

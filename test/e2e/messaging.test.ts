@@ -2,57 +2,27 @@ import { connect, type ChannelModel } from 'amqplib';
 import {
   BrokerEventSchema,
   ConversationsResponseSchema,
-  CreateOrganizationResponseSchema,
   EXCHANGES,
   MessageStatusResponseSchema,
   MessagesResponseSchema,
   SendMessageResponseSchema,
   type BrokerEvent,
 } from '@switchboard/contracts';
-import {
-  MONGODB_URL,
-  dropDatabasesWithPrefix,
-  freePortBlock,
-  isolatedAmqpUrl,
-  jsonBody,
-  randomSecret,
-  uniquePrefix,
-  type LooseJson,
-} from '../support/test-infra';
-import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
+import { jsonBody } from '../support/test-infra';
 
 jest.setTimeout(120_000);
 
-const prefix = uniquePrefix('e2emsg');
-const adminToken = randomSecret();
-let system: LaunchedSystem;
-let gateway: string;
-let simulator: string;
-let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
+let e2e: E2eSystem;
 let amqp: ChannelModel;
 const events: BrokerEvent[] = [];
 const invalid: unknown[] = [];
 
 beforeAll(async () => {
-  broker = await isolatedAmqpUrl('e2emsg');
-  const basePort = await freePortBlock(PORT_SPAN);
-  system = await launchSystem({
-    env: {
-      MONGODB_URL,
-      MONGODB_DB_PREFIX: prefix,
-      AMQP_URL: broker.url,
-      ADMIN_API_TOKEN: adminToken,
-      INTERNAL_API_SECRET: randomSecret(),
-      LOG_LEVEL: 'warn',
-      SIM_STATUS_DELAYS_MS: '100,100,100',
-    },
-    basePort,
-  });
-  gateway = system.urls.gateway;
-  simulator = `http://127.0.0.1:${basePort + 10}`;
+  e2e = await startE2eSystem('e2emsg', { SIM_STATUS_DELAYS_MS: '100,100,100' });
 
   // Everything messaging publishes on svc.events, checked against contracts as it arrives.
-  amqp = await connect(broker.url);
+  amqp = await connect(e2e.amqpUrl);
   const tap = await amqp.createChannel();
   const { queue } = await tap.assertQueue('', { exclusive: true });
   await tap.bindQueue(queue, EXCHANGES.events, '#');
@@ -68,48 +38,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await amqp?.close();
-  await system?.stop();
-  await dropDatabasesWithPrefix(prefix);
-  await broker?.drop();
-});
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const api = (token: string) => ({
-  get: async (operation: string, query: Record<string, string | number> = {}) => {
-    const params = new URLSearchParams({ token });
-    for (const [name, value] of Object.entries(query)) params.append(name, String(value));
-    const response = await fetch(`${gateway}/api/svc/${operation}?${params}`);
-    return { status: response.status, body: await jsonBody(response) };
-  },
-  post: async (operation: string, body: LooseJson) => {
-    const response = await fetch(`${gateway}/api/svc/${operation}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ...body, token }),
-    });
-    return { status: response.status, body: await jsonBody(response) };
-  },
+  await e2e?.stop();
 });
 
 describe('the message lifecycle, every process on its own, through the gateway (issue 4 point 8)', () => {
   test('when a text is sent and the end user answers, then status reaches read and the answer is in the inbox', async () => {
-    const created = await fetch(`${gateway}/admin/organizations`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Lifecycle Co', plan: 'free' }),
-    });
-    expect(created.status).toBe(201);
-    const org = CreateOrganizationResponseSchema.parse(await jsonBody(created));
-    const client = api(org.token);
+    const org = await e2e.createOrganization('Lifecycle Co');
+    const client = e2e.api(org.token);
+    const simulator = e2e.simulator;
     const phone = '393471230001';
 
     // 1. The send, through the gateway.

@@ -4,58 +4,32 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
 import {
   BrokerEventSchema,
-  CreateOrganizationResponseSchema,
   DeliveryLogListResponseSchema,
   EXCHANGES,
   WebhookResponseSchema,
 } from '@switchboard/contracts';
-import {
-  MONGODB_URL,
-  dropDatabasesWithPrefix,
-  freePortBlock,
-  isolatedAmqpUrl,
-  jsonBody,
-  randomSecret,
-  uniquePrefix,
-} from '../support/test-infra';
-import { PORT_SPAN, launchSystem, type LaunchedSystem } from '../../scripts/launcher';
+import { startE2eSystem, type E2eSystem } from '../support/e2e-system';
+import { jsonBody } from '../support/test-infra';
 import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 
 jest.setTimeout(120_000);
 
-const prefix = uniquePrefix('e2ewhtiming');
-const adminToken = randomSecret();
-let system: LaunchedSystem;
-let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
+let e2e: E2eSystem;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  broker = await isolatedAmqpUrl('e2ewhtiming');
   receiver = await startReceiver(() => ({ status: 503, body: 'down for maintenance' }));
-  system = await launchSystem({
-    env: {
-      MONGODB_URL,
-      MONGODB_DB_PREFIX: prefix,
-      AMQP_URL: broker.url,
-      ADMIN_API_TOKEN: adminToken,
-      INTERNAL_API_SECRET: randomSecret(),
-      LOG_LEVEL: 'warn',
-      // The receiver is a local http server; the schedule and timeout are the spec's defaults.
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    },
-    basePort: await freePortBlock(PORT_SPAN),
-  });
+  // The receiver is a local http server; the schedule and timeout are the spec's defaults.
+  e2e = await startE2eSystem('e2ewhtiming', { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
 });
 
 afterAll(async () => {
-  await system?.stop();
+  await e2e?.stop();
   await receiver?.close();
-  await dropDatabasesWithPrefix(prefix);
-  await broker?.drop();
 });
 
 async function gatewayCall(path: string, init: { method?: string; body?: object } = {}) {
-  const response = await fetch(`${system.urls.gateway}${path}`, {
+  const response = await fetch(`${e2e.gateway}${path}`, {
     method: init.method ?? 'GET',
     headers: { 'content-type': 'application/json' },
     body: init.body ? JSON.stringify(init.body) : undefined,
@@ -64,12 +38,7 @@ async function gatewayCall(path: string, init: { method?: string; body?: object 
 }
 
 test('when a receiver keeps failing, then attempts 2 and 3 start 10 s and 30 s after the previous failure, and the third is the last', async () => {
-  const created = await fetch(`${system.urls.gateway}/admin/organizations`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Timing Co', plan: 'standard' }),
-  });
-  const { token, organization } = CreateOrganizationResponseSchema.parse(await jsonBody(created));
+  const { token, organization } = await e2e.createOrganization('Timing Co', 'standard');
   const hook = await gatewayCall('/developer/webhooks', {
     method: 'POST',
     body: { token, name: 'Failing', url: receiver.url, events: ['account_status_updated'] },
@@ -84,7 +53,7 @@ test('when a receiver keeps failing, then attempts 2 and 3 start 10 s and 30 s a
     company_id: organization.company_id,
     data: { decision: 'APPROVED', account_status: 'active', company_id: organization.company_id },
   });
-  const connection = await connect(broker.url);
+  const connection = await connect(e2e.amqpUrl);
   const channel = await connection.createConfirmChannel();
   channel.publish(EXCHANGES.events, event.event, Buffer.from(JSON.stringify(event)), {
     persistent: true,

@@ -1,0 +1,146 @@
+import {
+  CreateOrganizationResponseSchema,
+  type CreateOrganizationResponse,
+} from '@switchboard/contracts';
+import {
+  PORT_SPAN,
+  launchSystem,
+  type LaunchedSystem,
+  type ServiceProcessName,
+} from '../../scripts/launcher';
+import {
+  MONGODB_URL,
+  dropDatabasesWithPrefix,
+  freePortBlock,
+  isolatedAmqpUrl,
+  jsonBody,
+  randomSecret,
+  uniquePrefix,
+  type LooseJson,
+} from './test-infra';
+
+/**
+ * Every service and the provider simulator as OS processes (the launcher `npm start` uses),
+ * on a free port block, with this test file's own database prefix and RabbitMQ virtual host.
+ */
+export interface E2eSystem {
+  system: LaunchedSystem;
+  gateway: string;
+  simulator: string;
+  amqpUrl: string;
+  adminToken: string;
+  internalSecret: string;
+  /** Every line the processes printed, prefixed with the service's name. */
+  output: string[];
+  createOrganization(
+    name: string,
+    plan?: 'free' | 'standard' | 'premium',
+  ): Promise<CreateOrganizationResponse>;
+  api(token: string): ApiClient;
+  stop(): Promise<void>;
+}
+
+export interface ApiResult {
+  status: number;
+  body: LooseJson;
+}
+
+export interface ApiClient {
+  get(operation: string, query?: Record<string, string | number>): Promise<ApiResult>;
+  post(operation: string, body?: Record<string, unknown>): Promise<ApiResult>;
+}
+
+export async function startE2eSystem(
+  name: string,
+  env: Record<string, string> = {},
+): Promise<E2eSystem> {
+  const prefix = uniquePrefix(name);
+  const adminToken = randomSecret();
+  const internalSecret = randomSecret();
+  const broker = await isolatedAmqpUrl(name);
+  const output: string[] = [];
+  const basePort = await freePortBlock(PORT_SPAN);
+  let system: LaunchedSystem;
+  try {
+    system = await launchSystem({
+      env: {
+        MONGODB_URL,
+        MONGODB_DB_PREFIX: prefix,
+        AMQP_URL: broker.url,
+        ADMIN_API_TOKEN: adminToken,
+        INTERNAL_API_SECRET: internalSecret,
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      basePort,
+      onLine: (service: ServiceProcessName, line: string) => output.push(`${service}: ${line}`),
+    });
+  } catch (error) {
+    await broker.drop();
+    throw error;
+  }
+  const gateway = system.urls.gateway;
+
+  const createOrganization: E2eSystem['createOrganization'] = async (orgName, plan = 'free') => {
+    const response = await fetch(`${gateway}/admin/organizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: orgName, plan }),
+    });
+    if (response.status !== 201) {
+      throw new Error(
+        `creating an organization answered ${response.status}: ${await response.text()}`,
+      );
+    }
+    return CreateOrganizationResponseSchema.parse(await jsonBody(response));
+  };
+
+  const api = (token: string): ApiClient => ({
+    async get(operation, query = {}) {
+      const params = new URLSearchParams({ token });
+      for (const [key, value] of Object.entries(query)) params.append(key, String(value));
+      const response = await fetch(`${gateway}/api/svc/${operation}?${params}`);
+      return { status: response.status, body: await jsonBody(response) };
+    },
+    async post(operation, body = {}) {
+      const response = await fetch(`${gateway}/api/svc/${operation}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, token }),
+      });
+      return { status: response.status, body: await jsonBody(response) };
+    },
+  });
+
+  return {
+    system,
+    gateway,
+    simulator: system.urls['provider-simulator'],
+    amqpUrl: broker.url,
+    adminToken,
+    internalSecret,
+    output,
+    createOrganization,
+    api,
+    async stop() {
+      await system.stop();
+      await dropDatabasesWithPrefix(prefix);
+      await broker.drop();
+    },
+  };
+}
+
+/** Polls until `probe` yields a value, failing with `what` after `timeoutMs`. */
+export async function until<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
