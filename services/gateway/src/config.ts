@@ -13,7 +13,11 @@ export const gatewayConfigSchema = z.object({
   WEBHOOKS_URL: serviceUrl(8084),
   INBOUND_URL: serviceUrl(8085),
   /** How long the gateway waits for an owning service before answering 503. */
-  PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Longer than an owner's slowest answer: a send may retry the provider for up to 8 s and each
+   * call may take 10 s, so a shorter wait would answer 503 for a message that is then sent.
+   */
+  PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** How long a verified token is trusted without a database read; bounds how late a revocation bites. */
   TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
 });
