@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   malformed_json: 400,
   validation_failed: 422,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   quota_exceeded: 429,
   rate_limited: 429,

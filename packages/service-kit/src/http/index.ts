@@ -4,4 +4,5 @@ export * from './health-routes';
 export * from './internal-auth';
 export * from './metrics-routes';
 export * from './not-implemented';
+export * from './serve-operation';
 export * from './start-http-server';

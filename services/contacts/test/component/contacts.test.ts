@@ -265,7 +265,11 @@ describe('updateContact, updateAIBot and deleteContact', () => {
     const { api } = await system.newOrganization();
     const answer = await api.send('POST', 'deleteContact', { id: 1 });
     expect(answer.status).toBe(405);
-    expect(answer.body.message).toBe('deleteContact is called with DELETE, not POST');
+    expect(answer.body).toMatchObject({
+      status: 'error',
+      code: 'method_not_allowed',
+      message: 'deleteContact is called with DELETE, not POST',
+    });
   });
 });
 

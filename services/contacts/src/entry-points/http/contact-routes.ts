@@ -10,7 +10,7 @@ import {
   type ContactResponse,
   type ContactsResponse,
 } from '@switchboard/contracts';
-import { orgContext, parseInput } from '@switchboard/service-kit';
+import { operationInput, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import { deleteContact } from '../../domain/delete-contact';
 import type { ContactsDeps } from '../../domain/dependencies';
 import {
@@ -21,7 +21,6 @@ import {
 } from '../../domain/list-contacts';
 import { makeContact } from '../../domain/make-contact';
 import { updateAIBot, updateContact } from '../../domain/update-contact';
-import { operationInput, serveOperation } from './serve-operation';
 import { sendContactStream } from './stream-contacts';
 
 const contactResponse = (contact: Contact): ContactResponse => ({ status: 'success', contact });

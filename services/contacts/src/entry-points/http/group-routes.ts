@@ -8,10 +8,9 @@ import {
   type GroupResponse,
   type GroupsResponse,
 } from '@switchboard/contracts';
-import { orgContext, parseInput } from '@switchboard/service-kit';
+import { operationInput, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import type { ContactsDeps } from '../../domain/dependencies';
 import { addGroup, deleteGroup, listGroups, renameGroup } from '../../domain/manage-groups';
-import { operationInput, serveOperation } from './serve-operation';
 
 const groupResponse = (group: Group): GroupResponse => ({ status: 'success', group });
 const YES = new Set(['yes', 'true', '1']);

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
-import { AppError } from '@switchboard/service-kit';
+import { AppError } from '../errors';
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+export type OperationMethod = 'get' | 'post' | 'put' | 'delete';
 type Handler = (req: Request, res: Response) => Promise<void>;
 
 /**
@@ -11,7 +11,7 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 export function serveOperation(
   router: Router,
   operation: string,
-  methods: readonly Method[],
+  methods: readonly OperationMethod[],
   handler: Handler,
 ): void {
   const path = `/api/svc/${operation}`;
@@ -20,9 +20,8 @@ export function serveOperation(
   router.all(path, (req, res) => {
     res.setHeader('Allow', allowed.join(', '));
     throw new AppError(
-      'not_found',
+      'method_not_allowed',
       `${operation} is called with ${allowed.join(' or ')}, not ${req.method}`,
-      { httpStatus: 405 },
     );
   });
 }
