@@ -7,5 +7,6 @@ export * from './logger';
 export * from './metrics';
 export * from './mongo';
 export * from './outbound-client';
+export * from './periodic-job';
 export * from './service-runtime';
 export * from './telemetry';

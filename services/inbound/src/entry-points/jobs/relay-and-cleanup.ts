@@ -1,4 +1,9 @@
-import type { Broker, Logger } from '@switchboard/service-kit';
+import {
+  startPeriodicJob,
+  type Broker,
+  type Logger,
+  type PeriodicJob,
+} from '@switchboard/service-kit';
 import type { InboundEventStore } from '../../data-access/inbound-event-store';
 import { publishEvent } from '../../domain/publish-event';
 
@@ -16,8 +21,7 @@ export function startRelay(deps: {
   intervalMs: number;
   graceMs: number;
   retentionDays: number;
-}): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
+}): PeriodicJob {
   let lastCleanup = 0;
 
   const tick = async () => {
@@ -37,16 +41,10 @@ export function startRelay(deps: {
     }
   };
 
-  const timer = setInterval(() => {
-    running = running
-      .then(tick)
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'relay tick failed'));
-  }, deps.intervalMs);
-
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicJob({
+    name: 'inbound-relay',
+    everyMs: deps.intervalMs,
+    logger: deps.logger,
+    run: tick,
+  });
 }
