@@ -8,6 +8,18 @@ export const contactsConfigSchema = z.object({
   EMIT_RESERVED_EVENTS: booleanFlag(false),
   /** How often pending events left behind (broker down, process died) are looked for and published. */
   EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(30_000),
+  /** How often quota counters are checked against the contacts stored (a crash can leave one off). */
+  QUOTA_RECONCILE_EVERY_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(60 * 60 * 1000),
+  /** A counter changed more recently than this may belong to a write in progress: left alone. */
+  QUOTA_RECONCILE_SETTLE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 60 * 1000),
 });
 
 export type ContactsConfig = z.infer<typeof contactsConfigSchema>;

@@ -1,10 +1,17 @@
 import { EXCHANGES } from '@switchboard/contracts';
-import { nextId, startServiceRuntime, type RunningService } from '@switchboard/service-kit';
+import {
+  nextId,
+  startPeriodicJob,
+  startServiceRuntime,
+  type PeriodicJob,
+  type RunningService,
+} from '@switchboard/service-kit';
 import type { ContactsConfig } from './config';
 import { createContactStore } from './data-access/contact-store';
 import { createGroupStore } from './data-access/group-store';
 import { createQuotaStore } from './data-access/quota-store';
 import type { ContactsDeps } from './domain/dependencies';
+import { reconcileContactQuotas } from './domain/reconcile-contact-quotas';
 import { createContactEventRelay } from './domain/relay-contact-events';
 import { contactRoutes } from './entry-points/http/contact-routes';
 import { groupRoutes } from './entry-points/http/group-routes';
@@ -38,6 +45,7 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
         nextGroupId: () => nextId(db, 'groups'),
         events: relay,
       };
+      let reconcile: PeriodicJob | undefined;
       return {
         routes: (router) => {
           contactRoutes(router, deps);
@@ -45,8 +53,24 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
           internalRoutes(router, deps);
         },
         // Started once HTTP listens and the broker is connected: picks up what a previous run left.
-        startConsumers: async () => relay.start(),
-        onStop: () => relay.stop(),
+        startConsumers: async () => {
+          relay.start();
+          reconcile = startPeriodicJob({
+            name: 'contact-quota-reconcile',
+            everyMs: config.QUOTA_RECONCILE_EVERY_MS,
+            logger,
+            run: async () => {
+              await reconcileContactQuotas(
+                { contacts, quotas: deps.quotas, logger },
+                config.QUOTA_RECONCILE_SETTLE_MS,
+              );
+            },
+          });
+        },
+        onStop: async () => {
+          await reconcile?.stop();
+          await relay.stop();
+        },
       };
     },
   });

@@ -140,6 +140,15 @@ export function createContactStore(db: Connection) {
       return Contacts.countDocuments(toQuery(filter)).exec();
     },
 
+    /** How many contacts each of these organizations holds, in one pass. */
+    async countPerCompany(companyIds: number[]): Promise<Map<number, number>> {
+      const rows = await Contacts.aggregate<{ _id: number; count: number }>([
+        { $match: { company_id: { $in: companyIds } } },
+        { $group: { _id: '$company_id', count: { $sum: 1 } } },
+      ]).exec();
+      return new Map(rows.map((row) => [row._id, row.count]));
+    },
+
     /** Every matching contact in id order, `batchSize` at a time, from one cursor. */
     async *batches(filter: ContactFilter, batchSize: number): AsyncGenerator<StoredContact[]> {
       const cursor = Contacts.find(toQuery(filter), withoutMongoId)

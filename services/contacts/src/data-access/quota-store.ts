@@ -2,13 +2,19 @@ import mongoose, { Schema, type Connection } from 'mongoose';
 import { isDuplicateKeyError } from './contact-store';
 
 /** How many contacts an organization holds: one document per organization (ARCHITECTURE §5). */
-interface ContactQuota {
+export interface ContactQuota {
   _id: number;
   count: number;
+  /** When a place was last taken or given back (absent on counters older than the field). */
+  changed_at?: Date;
 }
 
 const quotaSchema = new Schema<ContactQuota>(
-  { _id: { type: Number, required: true }, count: { type: Number, required: true } },
+  {
+    _id: { type: Number, required: true },
+    count: { type: Number, required: true },
+    changed_at: { type: Date },
+  },
   { collection: 'contact_quotas', versionKey: false },
 );
 
@@ -23,7 +29,7 @@ export function createQuotaStore(db: Connection) {
     const count = await currentCount();
     await Quotas.updateOne(
       { _id: company_id },
-      { $setOnInsert: { count } },
+      { $setOnInsert: { count, changed_at: new Date() } },
       { upsert: true },
     ).catch((error: unknown) => {
       if (!isDuplicateKeyError(error)) throw error;
@@ -46,7 +52,10 @@ export function createQuotaStore(db: Connection) {
           : { _id: company_id, count: mongoose.trusted({ $lt: limit }) };
       let counterExists = false;
       for (let attempt = 0; attempt < 2; attempt++) {
-        const result = await Quotas.updateOne(filter, { $inc: { count: 1 } });
+        const result = await Quotas.updateOne(filter, {
+          $inc: { count: 1 },
+          $set: { changed_at: new Date() },
+        });
         if (result.matchedCount === 1) return true;
         // Refused for real only when the counter existed when the update ran.
         if (counterExists) return false;
@@ -62,8 +71,33 @@ export function createQuotaStore(db: Connection) {
     async release(company_id: number): Promise<void> {
       await Quotas.updateOne(
         { _id: company_id, count: mongoose.trusted({ $gt: 0 }) },
-        { $inc: { count: -1 } },
+        { $inc: { count: -1 }, $set: { changed_at: new Date() } },
       );
+    },
+
+    /** Counters no place was taken from or given back to since `before`. */
+    settled(before: Date): Promise<ContactQuota[]> {
+      return Quotas.find({
+        $or: [{ changed_at: mongoose.trusted({ $lt: before }) }, { changed_at: null }],
+      })
+        .lean<ContactQuota[]>()
+        .exec();
+    },
+
+    /**
+     * Sets a counter to `count` only if it is still exactly as `observed` was: a place taken or
+     * given back meanwhile wins, and the counter is looked at again next time.
+     */
+    async correct(observed: ContactQuota, count: number): Promise<boolean> {
+      const result = await Quotas.updateOne(
+        {
+          _id: observed._id,
+          count: observed.count,
+          changed_at: observed.changed_at ?? null,
+        },
+        { $set: { count, changed_at: new Date() } },
+      );
+      return result.modifiedCount === 1;
     },
 
     async used(company_id: number): Promise<number> {
