@@ -89,7 +89,9 @@ function describeOperation(operation: Operation) {
   responses['4XX'] = error('Client error');
   responses['5XX'] = error('Server or dependency error');
 
-  const body = operation.request?.body;
+  const body = operation.request?.body && toJsonSchema(operation.request.body, 'input');
+  // A body whose every field is optional may be left out altogether.
+  const bodyRequired = Array.isArray(body?.required) && body.required.length > 0;
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -97,9 +99,7 @@ function describeOperation(operation: Operation) {
     tags: [...operation.tags],
     security: SECURITY[operation.auth],
     parameters: parameters(operation),
-    ...(body
-      ? { requestBody: { required: true, content: jsonContent(toJsonSchema(body, 'input')) } }
-      : {}),
+    ...(body ? { requestBody: { required: bodyRequired, content: jsonContent(body) } } : {}),
     responses,
   };
 }
@@ -146,7 +146,7 @@ export function buildOpenApiDocument(
         adminBearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'The operator token (`ADMIN_TOKEN`) for the /admin routes.',
+          description: 'The operator token (`ADMIN_API_TOKEN`) for the /admin routes.',
         },
       },
     },

@@ -100,6 +100,15 @@ describe('buildOpenApiDocument', () => {
     };
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
   });
+
+  test('when every body field is optional, then the body itself is optional; otherwise required', () => {
+    const bodyRequired = (path: string, method: string) =>
+      (document.paths[path]?.[method] as { requestBody: { required: boolean } }).requestBody
+        .required;
+    expect(bodyRequired('/developer/webhooks/{id}', 'put')).toBe(false);
+    expect(bodyRequired('/admin/organizations/{company_id}/channel', 'put')).toBe(false);
+    expect(bodyRequired('/developer/webhooks', 'post')).toBe(true);
+  });
 });
 
 describe('gateway operations', () => {
