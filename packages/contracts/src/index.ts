@@ -15,5 +15,6 @@ export * from './http/contacts-internal-api';
 export * from './http/webhooks-api';
 export * from './webhooks-delivery';
 export * from './http/messaging-api';
+export * from './http/templates-api';
 export * from './messaging-commands';
 export * from './openapi';

@@ -4,6 +4,7 @@ import { CONTACTS_OPERATIONS } from './http/contacts-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
+import { TEMPLATE_OPERATIONS } from './http/templates-api';
 import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 
 /** Every documented operation; an API file adds one line here. */
@@ -12,6 +13,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...WEBHOOK_OPERATIONS,
   ...CONTACTS_OPERATIONS,
   ...MESSAGING_OPERATIONS,
+  ...TEMPLATE_OPERATIONS,
 ];
 
 type JsonSchema = Record<string, unknown>;

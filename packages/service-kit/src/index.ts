@@ -8,5 +8,6 @@ export * from './metrics';
 export * from './mongo';
 export * from './outbound-client';
 export * from './periodic-job';
+export * from './url-policy';
 export * from './service-runtime';
 export * from './telemetry';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseConfigShape, loadConfig, portSchema } from '@switchboard/service-kit';
+import { baseConfigShape, booleanFlag, loadConfig, portSchema } from '@switchboard/service-kit';
 
 export const messagingConfigSchema = z.object({
   ...baseConfigShape,
@@ -41,6 +41,18 @@ export const messagingConfigSchema = z.object({
   EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   CHANNEL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   CONTACT_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Spec §6.1: `template_approved` / `template_rejected` are reserved, published only when on. */
+  EMIT_RESERVED_EVENTS: booleanFlag(false),
+  /** How often every organization's template statuses are read from the provider. */
+  TEMPLATE_SYNC_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(10 * 60 * 1000),
+  /** How long an accountStatus answer is reused (account webhooks clear it sooner). */
+  ACCOUNT_STATUS_CACHE_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Template media by URL may come from private addresses and plain http (development, tests). */
+  MEDIA_ALLOW_PRIVATE_URLS: booleanFlag(false),
 });
 
 export type MessagingConfig = z.infer<typeof messagingConfigSchema>;

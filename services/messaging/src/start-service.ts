@@ -3,7 +3,9 @@ import {
   apiPathsOwnedBy,
   nextId,
   notImplementedRoutes,
+  startPeriodicJob,
   startServiceRuntime,
+  type PeriodicJob,
   type RunningService,
 } from '@switchboard/service-kit';
 import type { MessagingConfig } from './config';
@@ -13,23 +15,27 @@ import { createIdempotencyStore } from './data-access/idempotency-store';
 import { createMessageStore } from './data-access/message-store';
 import { createNoticeStore } from './data-access/notice-store';
 import { createQuotaStore } from './data-access/quota-store';
+import { createTemplateStore } from './data-access/template-store';
 import { createChannelDirectory } from './domain/channel-directory';
 import { createKeyedLock } from './domain/keyed-lock';
 import { eventIdsIn } from './domain/message-events';
+import { createAccountStatusReader } from './domain/reading/account-status';
 import { createEventRelay } from './domain/relay-events';
 import { createPacing } from './domain/sending/deliver-to-provider';
 import { createSender } from './domain/sending/send-message';
+import { syncTemplates, type TemplateDeps } from './domain/templates/manage-templates';
 import { consumeProviderEvents } from './entry-points/broker/provider-events-consumer';
 import { consumeSendCommands } from './entry-points/broker/send-commands-consumer';
 import { channelRoutes } from './entry-points/http/channel-routes';
 import { quotaRoutes } from './entry-points/http/quota-routes';
 import { readRoutes } from './entry-points/http/read-routes';
 import { sendRoutes } from './entry-points/http/send-routes';
+import { templateRoutes } from './entry-points/http/template-routes';
 import { createCloudApi } from './outbound/cloud-api';
 import { createContactsClient } from './outbound/contacts-client';
 import { simulatorRegistrar } from './outbound/simulator-control';
 
-/** Operations of spec §4.3 owned by messaging and served here; templates come with issue 6. */
+/** Operations of spec §4.3 owned by messaging and served here. */
 const SERVED = new Set(
   [
     'sendMessageToPhoneNumber',
@@ -39,6 +45,10 @@ const SERVED = new Set(
     'getMessages',
     'getConversations',
     'accountStatus',
+    'getTemplates',
+    'createTemplate',
+    'uploadTemplateMedia',
+    'deleteTemplate',
   ].map((operation) => `/api/svc/${operation}`),
 );
 
@@ -52,7 +62,14 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       const messages = createMessageStore(db);
       const conversations = createConversationStore(db);
       const notices = createNoticeStore(db);
-      await Promise.all([channels.init(), messages.init(), conversations.init(), notices.init()]);
+      const templates = createTemplateStore(db);
+      await Promise.all([
+        channels.init(),
+        messages.init(),
+        conversations.init(),
+        notices.init(),
+        templates.init(),
+      ]);
       const quotas = createQuotaStore(db);
       const idempotency = createIdempotencyStore(db);
 
@@ -86,12 +103,25 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       // Event ids derived from the messaging database's name: unique per deployment.
       const eventIds = eventIdsIn(db.name);
       const lock = createKeyedLock();
+      const templateDeps: TemplateDeps = {
+        templates,
+        channels: directory,
+        cloudApi,
+        nextTemplateId: () => nextId(db, 'templates'),
+        logger,
+      };
+      const accountStatus = createAccountStatusReader(
+        { channels: directory, cloudApi },
+        config.ACCOUNT_STATUS_CACHE_MS,
+      );
+      let templateSync: PeriodicJob | undefined;
       const sender = createSender({
         nextMessageId,
         messages,
         conversations,
         quotas,
         idempotency,
+        templates,
         channels: directory,
         cloudApi,
         contacts,
@@ -118,13 +148,13 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           });
           quotaRoutes(router, { quotas });
           sendRoutes(router, { sender, mediaMaxBytes: config.MEDIA_MAX_BYTES });
-          readRoutes(router, {
-            messages,
-            conversations,
-            contacts,
-            channels: directory,
-            cloudApi,
-            logger,
+          readRoutes(router, { messages, conversations, contacts, accountStatus, logger });
+          templateRoutes(router, {
+            ...templateDeps,
+            media: {
+              maxBytes: config.MEDIA_MAX_BYTES,
+              allowPrivateUrls: config.MEDIA_ALLOW_PRIVATE_URLS,
+            },
           });
           notImplementedRoutes(
             router,
@@ -147,6 +177,9 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
               channels,
               directory,
               logger,
+              templates,
+              emitReservedEvents: config.EMIT_RESERVED_EVENTS,
+              accountChanged: (company_id) => accountStatus.forget(company_id),
             },
             config.PROVIDER_EVENTS_PREFETCH,
           );
@@ -156,8 +189,21 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             { prefetch: config.COMMAND_PREFETCH, maxAttempts: config.COMMAND_MAX_ATTEMPTS },
           );
           relay.start();
+          templateSync = startPeriodicJob({
+            name: 'template-sync',
+            everyMs: config.TEMPLATE_SYNC_INTERVAL_MS,
+            logger,
+            run: async () => {
+              for (const company_id of await channels.companyIds()) {
+                await syncTemplates(templateDeps, company_id).catch((error: unknown) =>
+                  logger.warn({ err: error, company_id }, 'template sync failed'),
+                );
+              }
+            },
+          });
         },
         onStop: async () => {
+          await templateSync?.stop();
           await relay.stop();
           cloudApi.shutdown();
           contacts.shutdown();

@@ -23,6 +23,12 @@ export class SimulatorState {
   readonly lastOutgoingWamid = new Map<string, string>();
   /** When an approved template's `waba:name:language` was deleted (its name is locked 30 days). */
   readonly deletedTemplateNames = new Map<string, number>();
+  /** Resumable upload sessions (`upload:<id>`) and the handles their files became. */
+  readonly uploadSessions = new Map<
+    string,
+    { file_type: string; file_length: number; token: string }
+  >();
+  readonly uploadHandles = new Map<string, { file_type: string; file_size: number }>();
   /** Signs media download URLs. */
   readonly mediaUrlSecret = randomBytes(16).toString('hex');
   private sequence = 0;

@@ -67,6 +67,11 @@ export function createChannelStore(db: Connection) {
       return strip(await Channels.findOne({ company_id }).lean<Channel & { _id: unknown }>());
     },
 
+    /** Every organization with a channel (the template sync visits each). */
+    async companyIds(): Promise<number[]> {
+      return (await Channels.distinct('company_id')) as number[];
+    },
+
     async findByInboundToken(inbound_token: string): Promise<Channel | null> {
       return strip(await Channels.findOne({ inbound_token }).lean<Channel & { _id: unknown }>());
     },

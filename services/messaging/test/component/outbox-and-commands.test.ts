@@ -163,15 +163,25 @@ describe('messaging.send commands (issue 4 point 4)', () => {
       body,
       body.idempotency_key,
     );
-    // The provider refuses the unknown template: the message is recorded as failed, once.
+    // An unknown template is refused before the provider: recorded as failed, once, so that
+    // the command's producer (a campaign) sees the outcome of every command.
     const failed = await waitFor(() =>
       system.events.find(
         (event) =>
           event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
       ),
     );
-    expect((failed.data as { error: string }).error).toContain('132001');
-    expect(await sentTo(phone)).toHaveLength(1);
+    expect((failed.data as { error: string }).error).toBe(
+      'template_name: no template no_such_template in en',
+    );
+    await sleep(300);
+    expect(await sentTo(phone)).toHaveLength(0);
+    expect(
+      system.events.filter(
+        (event) =>
+          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
+      ),
+    ).toHaveLength(1);
   });
 
   test('when a command names an unknown contact, then it is parked with the reason', async () => {

@@ -156,6 +156,11 @@ describe('sendtemplatemessage and sendmedia', () => {
       category: 'UTILITY',
       components: [{ type: 'BODY', text: 'Hello {{1}}', example: { body_text: [['Ana']] } }],
     });
+    // Made at the provider outside Switchboard: a refresh adopts it.
+    const listed = await org.api.get('getTemplates', { refresh: 1 });
+    expect(listed.body.templates).toEqual([
+      expect.objectContaining({ name: 'order_update', language: 'en_US', status: 'APPROVED' }),
+    ]);
     const components = [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }];
     const sent = await org.api.post('sendtemplatemessage', {
       phone: uniquePhone(),
@@ -170,17 +175,20 @@ describe('sendtemplatemessage and sendmedia', () => {
     });
   });
 
-  test('when the template does not exist, then the provider refusal is the answer, with its text', async () => {
+  test('when the template does not exist, then it is refused with 404 and the provider is not called', async () => {
+    const before = (await system.sim('GET', '/sent?include_rejected=true')).sent.length;
     const sent = await org.api.post('sendtemplatemessage', {
       phone: uniquePhone(),
       template_name: 'no_such_template',
       template_language: 'en_US',
     });
-    expect(sent.status).toBe(422);
+    expect(sent.status).toBe(404);
     expect(sent.body).toMatchObject({
       status: 'error',
-      message: expect.stringContaining('132001'),
+      code: 'not_found',
+      message: 'template_name: no template no_such_template in en_US',
     });
+    expect((await system.sim('GET', '/sent?include_rejected=true')).sent.length).toBe(before);
   });
 
   test('when media is sent by URL, then the provider gets a link', async () => {

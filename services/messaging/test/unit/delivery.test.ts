@@ -14,6 +14,13 @@ function scriptedClient(answers: CloudApiResult<SendAccepted>[], circuitOpen = f
     sendMessage: async () => answers[Math.min(calls++, answers.length - 1)]!,
     uploadMedia: async () => ({ ok: true, data: { id: '1' } }),
     getNode: async () => ({ ok: true, data: {} }),
+    createTemplate: async () => ({
+      ok: true,
+      data: { id: '1', status: 'PENDING', category: null },
+    }),
+    listTemplates: async () => ({ ok: true, data: { templates: [], after: null } }),
+    deleteTemplate: async () => ({ ok: true, data: true }),
+    uploadTemplateMedia: async () => ({ ok: true, data: { handle: 'h' } }),
     isCircuitOpen: () => circuitOpen,
   };
   return { client, calls: () => calls };

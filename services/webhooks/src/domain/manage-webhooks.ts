@@ -6,7 +6,7 @@ import type {
 import { AppError } from '@switchboard/service-kit';
 import type { DeliveryStore, StoredDeliveryLog } from '../data-access/delivery-store';
 import type { StoredWebhook, WebhookStore } from '../data-access/webhook-store';
-import { urlPolicyViolation, type UrlPolicy } from './url-policy';
+import { urlPolicyViolation, type UrlPolicy } from '@switchboard/service-kit';
 import { generateWebhookSecret, lastFourOf, type SecretBox } from './webhook-secret';
 
 export interface ManageDeps {

@@ -11,7 +11,7 @@ import {
   type Logger,
   type OutboundClient,
 } from '@switchboard/service-kit';
-import { hostOf, isPublicAddress } from '../domain/url-policy';
+import { hostOf, isPublicAddress } from '@switchboard/service-kit';
 
 export type FailureKind = 'timeout' | 'connection' | 'blocked';
 

@@ -6,6 +6,7 @@ import { authenticateBearer } from './authorize';
 import { downloadMediaRoute, uploadMediaRoute } from './media-routes';
 import { deleteNodeRoute, editTemplateRoute, getNodeRoute } from './node-routes';
 import { sendMessageRoute } from './send-message-route';
+import { openUploadSessionRoute, uploadFileRoute } from './upload-session-routes';
 import {
   createTemplateRoute,
   deleteTemplatesRoute,
@@ -19,6 +20,8 @@ const JSON_LIMIT = '4mb';
 export function createGraphRouter(ctx: SimulatorContext): express.Router {
   const router = express.Router();
   router.use(authenticateBearer(ctx));
+  // Raw bytes, before the JSON parser: a file of a resumable upload session.
+  router.post(/^\/upload(:|%3A)[^/]+$/i, ...uploadFileRoute(ctx));
   router.use(
     express.json({
       limit: JSON_LIMIT,
@@ -34,6 +37,7 @@ export function createGraphRouter(ctx: SimulatorContext): express.Router {
   router.get('/:wabaId/message_templates', listTemplatesRoute(ctx));
   router.delete('/:wabaId/message_templates', deleteTemplatesRoute(ctx));
   router.get('/:wabaId/phone_numbers', listPhoneNumbersRoute(ctx));
+  router.post('/:appId/uploads', openUploadSessionRoute(ctx));
   router.get('/:id', getNodeRoute(ctx));
   router.delete('/:id', deleteNodeRoute(ctx));
   router.post('/:id', editTemplateRoute(ctx));

@@ -21,7 +21,40 @@ const text = (value: unknown): string | null =>
   typeof value === 'string' && value !== '' ? value : null;
 
 /**
- * Spec §4.3 `accountStatus`, asked of the provider each time (phone number and WABA, in
+ * `accountStatus` answers from a short per-organization cache (issue 6 point 4): the provider's
+ * Graph API allows about 200 calls an hour per account, and a dashboard polls. An account,
+ * review, name or quality webhook forgets the organization's entry, so a decision shows at once
+ * on the replica that received it (others within `ttlMs`).
+ */
+export function createAccountStatusReader(
+  deps: { channels: ChannelDirectory; cloudApi: CloudApi },
+  ttlMs: number,
+) {
+  const cache = new Map<number, { at: number; answer: Promise<AccountStatusResponse> }>();
+  return {
+    read(company_id: number): Promise<AccountStatusResponse> {
+      const hit = cache.get(company_id);
+      if (hit && Date.now() - hit.at < ttlMs) return hit.answer;
+      const answer = getAccountStatus(deps, company_id);
+      cache.set(company_id, { at: Date.now(), answer });
+      // A failed or disconnected answer is not kept: the next call asks again.
+      answer.then(
+        (status) => {
+          if (status.connection_state !== 'connected') cache.delete(company_id);
+        },
+        () => cache.delete(company_id),
+      );
+      return answer;
+    },
+    forget(company_id: number): void {
+      cache.delete(company_id);
+    },
+  };
+}
+export type AccountStatusReader = ReturnType<typeof createAccountStatusReader>;
+
+/**
+ * Spec §4.3 `accountStatus`, asked of the provider (phone number and WABA, in
  * parallel). A provider that cannot be reached or refuses us makes the answer
  * `connection_state: "disconnected"`, never an error.
  */

@@ -12,6 +12,8 @@ export interface NoticeDeps {
   directory: ChannelDirectory;
   relay: EventRelay;
   logger: Logger;
+  /** Forgets a cached accountStatus answer: the account changed. */
+  accountChanged(company_id: number): void;
 }
 
 type Loose = Record<string, unknown>;
@@ -96,6 +98,7 @@ export async function noteAccountChange(
   now = new Date(),
 ): Promise<void> {
   const { company_id } = message;
+  deps.accountChanged(company_id);
   const events: BrokerEvent[] = [];
   if (message.field === 'phone_number_name_update') {
     const decision = nameDecisionOf(message.value);

@@ -12,11 +12,13 @@ import {
   type StoredMessage,
 } from '../../data-access/message-store';
 import type { QuotaStore } from '../../data-access/quota-store';
+import type { TemplateStore } from '../../data-access/template-store';
 import type { CloudApi, MediaUpload } from '../../outbound/cloud-api';
 import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
 import type { ChannelDirectory } from '../channel-directory';
 import type { KeyedLock } from '../keyed-lock';
 import type { EventRelay } from '../relay-events';
+import { checkTemplateSendable } from '../templates/check-template-send';
 import { messageFailed, messageSent, messageStatusUpdated, type EventIds } from '../message-events';
 import {
   buildProviderMessage,
@@ -33,6 +35,7 @@ export interface SendingDeps {
   conversations: ConversationStore;
   quotas: QuotaStore;
   idempotency: IdempotencyStore;
+  templates: Pick<TemplateStore, 'find'>;
   channels: ChannelDirectory;
   cloudApi: CloudApi;
   contacts: ContactsClient;
@@ -173,16 +176,19 @@ export function createSender(deps: SendingDeps) {
     message: StoredMessage,
     request: Pick<SendRequest, 'mayFail'>,
     contactName: string | undefined,
+    refusal?: ProviderFailure,
   ): Promise<SendAnswer> {
     const channel = await channelOf(message.company_id);
     const body = JSON.parse(message.request_json ?? '{}') as Record<string, unknown>;
-    const result = await deliverToProvider(
-      deps.cloudApi.forChannel(channel),
-      deps.pacing,
-      channel.phone_number_id,
-      body,
-      deps.retry,
-    );
+    const result = refusal
+      ? { ok: false as const, failure: refusal }
+      : await deliverToProvider(
+          deps.cloudApi.forChannel(channel),
+          deps.pacing,
+          channel.phone_number_id,
+          body,
+          deps.retry,
+        );
     const { failure } = result.ok ? { failure: undefined } : result;
     if (failure && !request.mayFail && failure.retryable) {
       await deps.messages.releaseLease(message.id, new Date());
@@ -220,6 +226,28 @@ export function createSender(deps: SendingDeps) {
     return finalized;
   }
 
+  /**
+   * A template the organization cannot send (issue 6 point 3) is refused before any quota or
+   * provider call. An API caller gets the error; a command is answered with a failed message
+   * instead, because its producer (a campaign) counts on a `message_failed` for every command.
+   */
+  async function templateRefusal(request: SendRequest): Promise<ProviderFailure | undefined> {
+    if (!('content' in request) || request.content.kind !== 'template') return undefined;
+    try {
+      await checkTemplateSendable(deps.templates, request.organization.company_id, request.content);
+      return undefined;
+    } catch (error) {
+      if (request.idempotency?.scope !== 'command' || !(error instanceof AppError)) throw error;
+      return {
+        message: error.message,
+        code: null,
+        httpStatus: 422,
+        retryable: false,
+        kind: 'refused',
+      };
+    }
+  }
+
   /** Everything before the message exists: nothing of it remains if any step refuses. */
   async function sendNew(
     id: number,
@@ -228,6 +256,7 @@ export function createSender(deps: SendingDeps) {
     now: Date,
   ): Promise<SendAnswer> {
     const channel = await channelOf(request.organization.company_id);
+    const refusal = await templateRefusal(request);
     const month = await reserveQuota(request, now);
     let content: OutboundContent;
     let contact: ContactRef;
@@ -279,7 +308,7 @@ export function createSender(deps: SendingDeps) {
       pending_ids: [],
     };
     await deps.messages.insert(message, []);
-    const answer = await deliverStored(message, request, contact.name);
+    const answer = await deliverStored(message, request, contact.name, refusal);
     if (idempotencyKeyId) await deps.idempotency.complete(idempotencyKeyId, answer);
     return answer;
   }

@@ -8,8 +8,15 @@ import type { Broker, Logger } from '@switchboard/service-kit';
 import { noteAccountChange, type NoticeDeps } from '../../domain/receiving/account-notices';
 import { receiveMessages, type ReceivingDeps } from '../../domain/receiving/receive-messages';
 import { recordStatuses, type StatusDeps } from '../../domain/receiving/record-statuses';
+import {
+  noteTemplateChange,
+  type TemplateNoticeDeps,
+} from '../../domain/templates/template-notices';
 
-export type ProviderEventDeps = ReceivingDeps & StatusDeps & NoticeDeps & { logger: Logger };
+export type ProviderEventDeps = ReceivingDeps &
+  StatusDeps &
+  NoticeDeps &
+  TemplateNoticeDeps & { logger: Logger };
 
 /**
  * `messaging.provider-events` (ARCHITECTURE §6): what inbound accepted from the provider. Every
@@ -32,9 +39,13 @@ export async function consumeProviderEvents(
         case ROUTING_KEYS.provider.accountUpdate:
         case ROUTING_KEYS.provider.phoneNumberNameUpdate:
           return noteAccountChange(deps, event);
+        case ROUTING_KEYS.provider.templateStatus:
+          return noteTemplateChange(deps, event);
         default:
-          // Template decisions belong to templates (issue 6); nothing else is routed here.
-          deps.logger.debug({ routingKey: context.routingKey }, 'provider event not handled yet');
+          deps.logger.warn(
+            { routingKey: context.routingKey },
+            'provider event with an unknown key',
+          );
       }
     },
     { schema: ProviderEventMessageSchema, prefetch },

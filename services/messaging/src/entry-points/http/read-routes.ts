@@ -5,20 +5,18 @@ import {
   GetMessagesQuerySchema,
 } from '@switchboard/contracts';
 import { orgContext, parseInput } from '@switchboard/service-kit';
-import { getAccountStatus } from '../../domain/reading/account-status';
+import type { AccountStatusReader } from '../../domain/reading/account-status';
 import {
   getConversations,
   getMessageStatus,
   getMessages,
   type ReadingDeps,
 } from '../../domain/reading/read-messages';
-import type { ChannelDirectory } from '../../domain/channel-directory';
-import type { CloudApi } from '../../outbound/cloud-api';
 
 /** Spec §4.3 read operations; every lookup is the caller's organization's only. */
 export function readRoutes(
   router: Router,
-  deps: ReadingDeps & { channels: ChannelDirectory; cloudApi: CloudApi },
+  deps: ReadingDeps & { accountStatus: AccountStatusReader },
 ): void {
   router.get('/api/svc/getMessageStatus', async (req, res) => {
     const { company_id } = orgContext(req);
@@ -40,6 +38,6 @@ export function readRoutes(
 
   router.get('/api/svc/accountStatus', async (req, res) => {
     const { company_id } = orgContext(req);
-    res.json(await getAccountStatus(deps, company_id));
+    res.json(await deps.accountStatus.read(company_id));
   });
 }

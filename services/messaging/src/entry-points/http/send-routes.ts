@@ -39,7 +39,7 @@ function answer(res: Response, sent: SendAnswer): void {
 }
 
 /** Reads a multipart body (the gateway streams it through unchanged) into fields and one file. */
-function readMultipart(req: Request, res: Response, maxBytes: number): Promise<void> {
+export function readMultipart(req: Request, res: Response, maxBytes: number): Promise<void> {
   const upload = multer({
     storage: multer.memoryStorage(),
     limits: { fileSize: maxBytes, files: 1, fields: 20, fieldSize: 64 * 1024 },

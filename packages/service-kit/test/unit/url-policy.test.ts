@@ -1,4 +1,4 @@
-import { isPublicAddress, urlPolicyViolation, type UrlPolicy } from '../../src/domain/url-policy';
+import { isPublicAddress, urlPolicyViolation, type UrlPolicy } from '../../src';
 
 describe('isPublicAddress', () => {
   test.each([

@@ -1,0 +1,312 @@
+import { z } from 'zod';
+import { successResponse } from '../envelope';
+import { defineOperation } from './operation';
+
+// Message templates (spec §4.3 `getTemplates`, `createTemplate`, `uploadTemplateMedia`,
+// `deleteTemplate`; issue 6). Components are the provider's own format (cloud-api.md §1.2), so a
+// business can paste what Meta documents; the rules Meta applies at review are checked here first.
+
+export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
+export const TemplateCategorySchema = z.enum(TEMPLATE_CATEGORIES, {
+  error: `must be one of ${TEMPLATE_CATEGORIES.join(', ')}`,
+});
+
+/** The provider's statuses (cloud-api.md §5); only APPROVED can be sent. */
+export const TEMPLATE_STATUSES = [
+  'APPROVED',
+  'PENDING',
+  'REJECTED',
+  'PAUSED',
+  'DISABLED',
+  'IN_APPEAL',
+  'PENDING_DELETION',
+  'DELETED',
+  'LIMIT_EXCEEDED',
+  'ARCHIVED',
+  'FLAGGED',
+  'LOCKED',
+] as const;
+export const TemplateStatusSchema = z.enum(TEMPLATE_STATUSES);
+export type TemplateStatus = z.infer<typeof TemplateStatusSchema>;
+
+export const TEMPLATE_LIMITS = {
+  name: 512,
+  body: 1024,
+  headerText: 60,
+  footer: 60,
+  buttons: 10,
+  buttonText: 25,
+  url: 2000,
+} as const;
+
+export const TemplateNameSchema = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .regex(/^[a-z0-9_]{1,512}$/, { error: 'must be 1 to 512 lowercase letters, digits and _' });
+export const TemplateLanguageSchema = z
+  .string({ error: 'must be a language code such as en_US' })
+  .trim()
+  .regex(/^[a-z]{2,3}(?:_[A-Za-z0-9]{2,8})?$/, {
+    error: 'must be a language code such as en or en_US',
+  });
+
+const componentText = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` });
+
+/** Examples are free-form in the provider's format; their fit with the text is checked in code. */
+const ExampleSchema = z.record(z.string(), z.unknown(), { error: 'must be an object' });
+
+export const HEADER_FORMATS = ['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION'] as const;
+
+const HeaderComponentSchema = z.object({
+  type: z.literal('HEADER'),
+  format: z.enum(HEADER_FORMATS, { error: `must be one of ${HEADER_FORMATS.join(', ')}` }),
+  text: componentText(TEMPLATE_LIMITS.headerText).optional(),
+  example: ExampleSchema.optional(),
+});
+const BodyComponentSchema = z.object({
+  type: z.literal('BODY'),
+  text: componentText(TEMPLATE_LIMITS.body),
+  example: ExampleSchema.optional(),
+});
+const FooterComponentSchema = z.object({
+  type: z.literal('FOOTER'),
+  text: componentText(TEMPLATE_LIMITS.footer),
+});
+const TemplateButtonSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.object({ type: z.literal('QUICK_REPLY'), text: componentText(TEMPLATE_LIMITS.buttonText) }),
+    z.object({
+      type: z.literal('URL'),
+      text: componentText(TEMPLATE_LIMITS.buttonText),
+      url: componentText(TEMPLATE_LIMITS.url),
+      example: z.array(z.string()).optional(),
+    }),
+    z.object({
+      type: z.literal('PHONE_NUMBER'),
+      text: componentText(TEMPLATE_LIMITS.buttonText),
+      phone_number: componentText(20),
+    }),
+    z.object({
+      type: z.literal('COPY_CODE'),
+      example: z.union([z.string(), z.array(z.string())]).optional(),
+    }),
+  ],
+  { error: 'type must be QUICK_REPLY, URL, PHONE_NUMBER or COPY_CODE' },
+);
+const ButtonsComponentSchema = z.object({
+  type: z.literal('BUTTONS'),
+  buttons: z
+    .array(TemplateButtonSchema)
+    .min(1, { error: 'must hold at least one button' })
+    .max(TEMPLATE_LIMITS.buttons, {
+      error: `must hold at most ${TEMPLATE_LIMITS.buttons} buttons`,
+    }),
+});
+
+export const TemplateComponentSchema = z.preprocess(
+  // The provider takes the component type in upper case; accept `body` as well.
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { type?: unknown }).type === 'string'
+      ? { ...value, type: (value as { type: string }).type.toUpperCase() }
+      : value,
+  z.discriminatedUnion(
+    'type',
+    [HeaderComponentSchema, BodyComponentSchema, FooterComponentSchema, ButtonsComponentSchema],
+    { error: 'type must be HEADER, BODY, FOOTER or BUTTONS' },
+  ),
+);
+export type TemplateComponent = z.infer<typeof TemplateComponentSchema>;
+
+/** A list given as an array or as a JSON text of one (form posts). */
+const jsonList = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (value) => {
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return value;
+      }
+    },
+    z.array(item, { error: 'must be a list of components' }),
+  );
+
+export const CreateTemplateRequestSchema = z
+  .object({
+    name: TemplateNameSchema,
+    language: TemplateLanguageSchema,
+    category: z.preprocess(
+      (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
+      TemplateCategorySchema,
+    ),
+    parameter_format: z.enum(['POSITIONAL', 'NAMED']).default('POSITIONAL'),
+    components: jsonList(TemplateComponentSchema).refine(
+      (components) => components.some((component) => component.type === 'BODY'),
+      { message: 'must include a BODY component' },
+    ),
+  })
+  .superRefine((request, ctx) => {
+    const seen = new Set<string>();
+    request.components.forEach((component, index) => {
+      if (seen.has(component.type)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['components', index, 'type'],
+          message: `only one ${component.type} component is allowed`,
+        });
+      }
+      seen.add(component.type);
+    });
+  });
+export type CreateTemplateRequest = z.infer<typeof CreateTemplateRequestSchema>;
+export type CreateTemplateRequestInput = z.input<typeof CreateTemplateRequestSchema>;
+
+export const TemplateViewSchema = z.object({
+  id: z.number().int().positive(),
+  /** The provider's template id. */
+  provider_id: z.string(),
+  name: z.string(),
+  language: z.string(),
+  category: z.string(),
+  status: z.string(),
+  /** The provider's reason for a rejection or pause; null otherwise. */
+  rejection_reason: z.string().nullable(),
+  /** The provider's quality score (GREEN, YELLOW, RED, UNKNOWN) once it reported one. */
+  quality_score: z.string().nullable(),
+  parameter_format: z.enum(['POSITIONAL', 'NAMED']),
+  components: z.array(z.record(z.string(), z.unknown())),
+  created_at: z.iso.datetime({ offset: true }),
+  updated_at: z.iso.datetime({ offset: true }),
+});
+export type TemplateView = z.infer<typeof TemplateViewSchema>;
+
+export const TemplateResponseSchema = successResponse({ template: TemplateViewSchema });
+export type TemplateResponse = z.infer<typeof TemplateResponseSchema>;
+
+export const GetTemplatesQuerySchema = z.object({
+  /** `1`/`true`: ask the provider for every template's status before answering. */
+  refresh: z
+    .enum(['0', '1', 'true', 'false'], { error: 'must be 1 or 0' })
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
+  status: z
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
+      TemplateStatusSchema,
+    )
+    .optional(),
+});
+export type GetTemplatesQuery = z.infer<typeof GetTemplatesQuerySchema>;
+
+export const TemplatesResponseSchema = successResponse({
+  templates: z.array(TemplateViewSchema),
+});
+export type TemplatesResponse = z.infer<typeof TemplatesResponseSchema>;
+
+export const DeleteTemplateRequestSchema = z.object({
+  name: TemplateNameSchema,
+  /** Only this language; without it every language of the name goes. */
+  language: TemplateLanguageSchema.optional(),
+});
+export type DeleteTemplateRequest = z.infer<typeof DeleteTemplateRequestSchema>;
+
+export const DeleteTemplateResponseSchema = successResponse({
+  deleted: z.array(z.object({ name: z.string(), language: z.string() })),
+});
+export type DeleteTemplateResponse = z.infer<typeof DeleteTemplateResponseSchema>;
+
+/** Header media of a template example (cloud-api.md §1.2, §1.3): type and size per format. */
+export const TEMPLATE_MEDIA_RULES = {
+  'image/jpeg': { format: 'IMAGE', maxBytes: 5 * 1024 * 1024 },
+  'image/png': { format: 'IMAGE', maxBytes: 5 * 1024 * 1024 },
+  'video/mp4': { format: 'VIDEO', maxBytes: 16 * 1024 * 1024 },
+  'video/3gpp': { format: 'VIDEO', maxBytes: 16 * 1024 * 1024 },
+  'application/pdf': { format: 'DOCUMENT', maxBytes: 100 * 1024 * 1024 },
+} as const;
+export type TemplateMediaType = keyof typeof TEMPLATE_MEDIA_RULES;
+
+export const UploadTemplateMediaRequestSchema = z.object({
+  /** Where to fetch the file; or send it as multipart field `file`. */
+  url: z
+    .string({ error: 'must be a URL' })
+    .trim()
+    .max(2000, { error: 'must be at most 2000 characters' })
+    .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
+    .optional(),
+});
+export type UploadTemplateMediaRequest = z.infer<typeof UploadTemplateMediaRequestSchema>;
+
+export const UploadTemplateMediaResponseSchema = successResponse({
+  /** Put this in the header's `example.header_handle`. */
+  handle: z.string(),
+  mime_type: z.string(),
+  file_size: z.number().int().nonnegative(),
+});
+export type UploadTemplateMediaResponse = z.infer<typeof UploadTemplateMediaResponseSchema>;
+
+const TEMPLATE_OPERATION = { auth: 'token', tags: ['templates'] } as const;
+
+export const TEMPLATE_OPERATIONS = [
+  defineOperation({
+    method: 'get',
+    ...TEMPLATE_OPERATION,
+    path: '/api/svc/getTemplates',
+    operationId: 'getTemplates',
+    summary: 'Templates with their approval status',
+    description:
+      'Statuses follow the provider’s decisions as they arrive; `refresh=1` asks the provider ' +
+      'first (a periodic job does the same in the background).',
+    request: { query: GetTemplatesQuerySchema },
+    responses: { 200: TemplatesResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    ...TEMPLATE_OPERATION,
+    path: '/api/svc/createTemplate',
+    operationId: 'createTemplate',
+    summary: 'Create a template and submit it for approval',
+    description:
+      'Components in the provider’s format. Placeholders `{{1}}`… (or `{{name}}` with ' +
+      '`parameter_format: NAMED`) need examples; media headers need a handle from ' +
+      '`uploadTemplateMedia`. Stored as PENDING until the provider decides.',
+    request: { body: CreateTemplateRequestSchema },
+    responses: { 201: TemplateResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    ...TEMPLATE_OPERATION,
+    path: '/api/svc/uploadTemplateMedia',
+    operationId: 'uploadTemplateMedia',
+    summary: 'Upload an image, video or PDF for a template header example',
+    description:
+      'As `multipart/form-data` with field `file`, or by `url`. JPEG/PNG ≤ 5 MB, MP4/3GPP ≤ 16 MB, ' +
+      'PDF ≤ 100 MB (this service accepts up to its own body limit).',
+    request: { body: UploadTemplateMediaRequestSchema },
+    responses: { 200: UploadTemplateMediaResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    ...TEMPLATE_OPERATION,
+    path: '/api/svc/deleteTemplate',
+    operationId: 'deleteTemplate',
+    summary: 'Delete a template (every language, or one)',
+    request: { body: DeleteTemplateRequestSchema },
+    responses: { 200: DeleteTemplateResponseSchema },
+  }),
+  defineOperation({
+    method: 'delete',
+    ...TEMPLATE_OPERATION,
+    path: '/api/svc/deleteTemplate',
+    operationId: 'deleteTemplateByDelete',
+    summary: 'Delete a template (every language, or one)',
+    request: { body: DeleteTemplateRequestSchema },
+    responses: { 200: DeleteTemplateResponseSchema },
+  }),
+] as const;
