@@ -19,6 +19,8 @@ export interface TemplateRecord {
   language: string;
   category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
   sub_category?: string;
+  /** The provider's quality score of the template, once it reported one. */
+  quality_score?: 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
   parameter_format: 'POSITIONAL' | 'NAMED';
   /** Exactly as created: upper-case component types. */
   components: Record<string, unknown>[];

@@ -367,6 +367,26 @@ describe('media, deletion, refresh and isolation', () => {
   });
 });
 
+describe('quality and category updates', () => {
+  test('when the provider reports a template quality score and a new category, then both are stored', async () => {
+    await org.api.post('createTemplate', orderTemplate('rated'));
+    await waitFor(async () =>
+      (await templateStatus(org, 'rated')) === 'APPROVED' ? true : undefined,
+    );
+    const remote = [...system.simulator.state.templates.values()].find((t) => t.name === 'rated')!;
+    await system.sim('POST', `/templates/${remote.id}/quality`, { quality_score: 'YELLOW' });
+    await system.sim('POST', `/templates/${remote.id}/category`, { category: 'MARKETING' });
+    const stored = await waitFor(async () => {
+      const listed = TemplatesResponseSchema.parse((await org.api.get('getTemplates')).body);
+      const template = listed.templates.find((t) => t.name === 'rated');
+      return template?.quality_score === 'YELLOW' && template.category === 'MARKETING'
+        ? template
+        : undefined;
+    });
+    expect(stored.status).toBe('APPROVED');
+  });
+});
+
 describe('account health', () => {
   test('when a quality webhook arrives, then accountStatus answers the new rating at once despite its cache', async () => {
     const phoneNumberId = org.created.channel.phone_number_id;
