@@ -351,6 +351,24 @@ describe('media, deletion, refresh and isolation', () => {
     expect(refreshed.templates.find((t) => t.name === 'paused_quietly')?.status).toBe('PAUSED');
   });
 
+  test('when deleteTemplate is called with DELETE and no language, then every language of the name goes', async () => {
+    for (const language of ['en_US', 'it']) {
+      await org.api.post('createTemplate', { ...orderTemplate('two_langs'), language });
+    }
+    const response = await fetch(`${system.stack.gateway.url}/api/svc/deleteTemplate`, {
+      method: 'DELETE',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: org.api.token, name: 'two_langs' }),
+    });
+    expect(response.status).toBe(200);
+    const { deleted } = DeleteTemplateResponseSchema.parse(await response.json());
+    expect(deleted.map((template) => template.language).sort()).toEqual(['en_US', 'it']);
+    expect(await templateStatus(org, 'two_langs')).toBeUndefined();
+    expect([...system.simulator.state.templates.values()].some((t) => t.name === 'two_langs')).toBe(
+      false,
+    );
+  });
+
   test("when another organization lists, sends or deletes, then it never sees this organization's templates", async () => {
     const listed = TemplatesResponseSchema.parse((await other.api.get('getTemplates')).body);
     expect(listed.templates).toEqual([]);
