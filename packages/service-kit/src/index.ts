@@ -7,6 +7,7 @@ export * from './logger';
 export * from './metrics';
 export * from './mongo';
 export * from './outbound-client';
+export * from './outbox';
 export * from './periodic-job';
 export * from './url-policy';
 export * from './service-runtime';

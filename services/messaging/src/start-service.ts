@@ -1,4 +1,5 @@
 import { EXCHANGES } from '@switchboard/contracts';
+import { createEventRelay } from '@switchboard/service-kit';
 import {
   apiPathsOwnedBy,
   nextId,
@@ -20,7 +21,6 @@ import { createChannelDirectory } from './domain/channel-directory';
 import { createKeyedLock } from './domain/keyed-lock';
 import { eventIdsIn } from './domain/message-events';
 import { createAccountStatusReader } from './domain/reading/account-status';
-import { createEventRelay } from './domain/relay-events';
 import { createPacing } from './domain/sending/deliver-to-provider';
 import { createSender } from './domain/sending/send-message';
 import { syncTemplates, type TemplateDeps } from './domain/templates/manage-templates';

@@ -1,12 +1,7 @@
 import { Schema, type Connection } from 'mongoose';
+import type { OutboxFields } from '@switchboard/service-kit';
+import { addToOutbox, newOutbox, outboxSchemaFields, outboxSource } from '@switchboard/service-kit';
 import type { BrokerEvent, StoredMessageStatus } from '@switchboard/contracts';
-import {
-  addToOutbox,
-  newOutbox,
-  outboxSchemaFields,
-  outboxSource,
-  type OutboxFields,
-} from './event-outbox';
 import { isDuplicateKeyError, op } from './mongo-helpers';
 
 export type Direction = 'inbound' | 'outbound';

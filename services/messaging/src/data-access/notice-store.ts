@@ -1,6 +1,7 @@
 import { Schema, type Connection } from 'mongoose';
+import type { OutboxFields } from '@switchboard/service-kit';
+import { newOutbox, outboxSchemaFields, outboxSource } from '@switchboard/service-kit';
 import type { BrokerEvent } from '@switchboard/contracts';
-import { newOutbox, outboxSchemaFields, outboxSource, type OutboxFields } from './event-outbox';
 import { isDuplicateKeyError } from './mongo-helpers';
 
 /**

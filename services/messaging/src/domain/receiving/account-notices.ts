@@ -1,10 +1,9 @@
 import type { BrokerEvent, ProviderEventMessage } from '@switchboard/contracts';
-import type { Logger } from '@switchboard/service-kit';
+import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { ChannelStore } from '../../data-access/channel-store';
 import type { NoticeStore } from '../../data-access/notice-store';
 import type { ChannelDirectory } from '../channel-directory';
 import { brokerEvent } from '../message-events';
-import type { EventRelay } from '../relay-events';
 
 export interface NoticeDeps {
   notices: NoticeStore;

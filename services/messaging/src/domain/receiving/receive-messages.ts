@@ -1,10 +1,9 @@
 import { normalizePhone, type ProviderEventMessage } from '@switchboard/contracts';
-import type { Logger } from '@switchboard/service-kit';
+import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
 import type { MessageStore, StoredMessage } from '../../data-access/message-store';
 import type { ContactsClient } from '../../outbound/contacts-client';
 import { messageReceived, type EventIds } from '../message-events';
-import type { EventRelay } from '../relay-events';
 import { describeInbound } from './describe-inbound';
 
 export interface ReceivingDeps {

@@ -1,10 +1,9 @@
 import type { ProviderEventMessage } from '@switchboard/contracts';
-import type { Logger } from '@switchboard/service-kit';
+import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { StoredMessageStatus } from '@switchboard/contracts';
 import type { DeliveryStatus, MessageStore } from '../../data-access/message-store';
 import type { KeyedLock } from '../keyed-lock';
 import { messageStatusUpdated, type EventIds } from '../message-events';
-import type { EventRelay } from '../relay-events';
 import { providerTime } from './receive-messages';
 
 export interface StatusDeps {

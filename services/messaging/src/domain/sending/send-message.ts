@@ -1,4 +1,5 @@
 import { limitFor, monthKey, quotaExceededMessage, type OrgContext } from '@switchboard/contracts';
+import type { EventRelay } from '@switchboard/service-kit';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
 import {
@@ -17,7 +18,6 @@ import type { CloudApi, MediaUpload } from '../../outbound/cloud-api';
 import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
 import type { ChannelDirectory } from '../channel-directory';
 import type { KeyedLock } from '../keyed-lock';
-import type { EventRelay } from '../relay-events';
 import { checkTemplateSendable } from '../templates/check-template-send';
 import { messageFailed, messageSent, messageStatusUpdated, type EventIds } from '../message-events';
 import {

@@ -1,5 +1,5 @@
 import type { BrokerEvent, ProviderEventMessage } from '@switchboard/contracts';
-import type { Logger } from '@switchboard/service-kit';
+import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { NoticeStore } from '../../data-access/notice-store';
 import {
   templateKey,
@@ -8,7 +8,6 @@ import {
   type TemplateStore,
 } from '../../data-access/template-store';
 import { brokerEvent, stableEventId } from '../message-events';
-import type { EventRelay } from '../relay-events';
 
 export interface TemplateNoticeDeps {
   templates: TemplateStore;

@@ -1,6 +1,6 @@
 import type { BrokerEvent } from '@switchboard/contracts';
-import type { Logger } from '@switchboard/service-kit';
-import type { OutboxSource } from '../data-access/event-outbox';
+import type { Logger } from '../logger';
+import type { OutboxSource } from './event-outbox';
 
 export interface EventRelayOptions {
   sources: OutboxSource[];

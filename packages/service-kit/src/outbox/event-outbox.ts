@@ -1,6 +1,5 @@
-import { Schema, type Model } from 'mongoose';
+import mongoose, { Schema, type Model } from 'mongoose';
 import type { BrokerEvent } from '@switchboard/contracts';
-import { op } from './mongo-helpers';
 
 /**
  * Events waiting to be published, kept on the record they belong to (ARCHITECTURE §6): written in
@@ -62,7 +61,7 @@ export function outboxSource(name: string, model: Model<any>): OutboxSource {
     name,
     async withPending(limit) {
       const docs = await model
-        .find({ 'pending_ids.0': op({ $exists: true }) })
+        .find({ 'pending_ids.0': mongoose.trusted({ $exists: true }) })
         .limit(limit)
         .lean<(OutboxFields & { _id: string })[]>()
         .exec();

@@ -1,0 +1,2 @@
+export * from './event-outbox';
+export * from './event-relay';
