@@ -1,4 +1,3 @@
-import { EVENT_NAMES } from './events/event-names';
 import type { ServiceName } from './service-names';
 
 /** ARCHITECTURE §6. Everything is durable; messages are persistent. */
@@ -127,7 +126,8 @@ const workQueue = (name: string, owner: ServiceName, withRetry: boolean): QueueD
   { kind: 'queue', name: deadQueueFor(name), owner, role: 'dead', arguments: {} },
 ];
 
-const MESSAGE_EVENTS = EVENT_NAMES.filter((name) => name.startsWith('message_'));
+/** What a campaign's progress follows (issue 7); `message_received` is for automated replies. */
+const PROGRESS_EVENTS = ['message_sent', 'message_failed', 'message_status_updated'] as const;
 
 export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
   declareExchange(EXCHANGES.provider, ['inbound']),
@@ -152,7 +152,7 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
   ]),
 
   ...workQueue(QUEUES.campaignsEvents, 'campaigns', true),
-  ...bind(EXCHANGES.events, QUEUES.campaignsEvents, MESSAGE_EVENTS),
+  ...bind(EXCHANGES.events, QUEUES.campaignsEvents, PROGRESS_EVENTS),
 ];
 
 /**

@@ -16,5 +16,6 @@ export * from './http/webhooks-api';
 export * from './webhooks-delivery';
 export * from './http/messaging-api';
 export * from './http/templates-api';
+export * from './http/campaigns-api';
 export * from './messaging-commands';
 export * from './openapi';

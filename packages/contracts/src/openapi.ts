@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorResponseSchema } from './envelope';
+import { CAMPAIGN_OPERATIONS } from './http/campaigns-api';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
@@ -14,6 +15,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...CONTACTS_OPERATIONS,
   ...MESSAGING_OPERATIONS,
   ...TEMPLATE_OPERATIONS,
+  ...CAMPAIGN_OPERATIONS,
 ];
 
 type JsonSchema = Record<string, unknown>;

@@ -3,6 +3,7 @@ export * from './config';
 export * from './counters';
 export * from './errors';
 export * from './http';
+export * from './internal-client';
 export * from './logger';
 export * from './metrics';
 export * from './mongo';

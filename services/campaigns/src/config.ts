@@ -4,6 +4,18 @@ import { baseConfigShape, loadConfig, portSchema } from '@switchboard/service-ki
 export const campaignsConfigSchema = z.object({
   ...baseConfigShape,
   PORT: portSchema(8083),
+  MESSAGING_URL: z.string().url().default('http://127.0.0.1:8081'),
+  CONTACTS_URL: z.string().url().default('http://127.0.0.1:8082'),
+  /** An API campaign's send waits for messaging, which may retry the provider for a while. */
+  SEND_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** How often scheduled campaigns are started and interrupted work is resumed. */
+  SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Contacts read and commands handed to messaging per step of a campaign's dispatch. */
+  DISPATCH_PAGE_SIZE: z.coerce.number().int().min(1).max(1_000).default(500),
+  PROGRESS_PREFETCH: z.coerce.number().int().min(1).default(50),
+  /** How often campaigns are searched for events left unpublished (broker down, process died). */
+  EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(10_000),
+  EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
 });
 
 export type CampaignsConfig = z.infer<typeof campaignsConfigSchema>;

@@ -1,17 +1,103 @@
+import { EXCHANGES, ROUTING_KEYS } from '@switchboard/contracts';
 import {
   apiPathsOwnedBy,
+  createEventRelay,
+  nextId,
   notImplementedRoutes,
   startServiceRuntime,
+  type PeriodicJob,
   type RunningService,
 } from '@switchboard/service-kit';
 import type { CampaignsConfig } from './config';
+import { createCampaignQuotaStore } from './data-access/campaign-quota-store';
+import { createCampaignStore } from './data-access/campaign-store';
+import { createRecipientStore } from './data-access/recipient-store';
+import type { CampaignsDeps } from './domain/dependencies';
+import { consumeProgressEvents } from './entry-points/broker/progress-consumer';
+import { campaignRoutes } from './entry-points/http/campaign-routes';
+import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaign-jobs';
+import { createServiceClients } from './outbound/service-clients';
 
+/** Automated replies, flows and the AI bot come with issue 8. */
+const SERVED = new Set(
+  [
+    'getCampaigns',
+    'createCampaign',
+    'getCampaign',
+    'startCampaign',
+    'cancelCampaign',
+    'deleteCampaign',
+    'sendcampaigns',
+    'sendCampaignMessageToPhoneNumber',
+  ].map((operation) => `/api/svc/${operation}`),
+);
+
+/** Campaigns: regular (to an audience), API (one message on call) and bot (matched by keywords). */
 export function startService(config: CampaignsConfig): Promise<RunningService<CampaignsConfig>> {
   return startServiceRuntime({
     service: 'campaigns',
     config,
-    setup: () => ({
-      routes: (router) => notImplementedRoutes(router, apiPathsOwnedBy('campaigns')),
-    }),
+    async setup({ db, broker, logger }) {
+      const campaigns = createCampaignStore(db);
+      const recipients = createRecipientStore(db);
+      await Promise.all([campaigns.init(), recipients.init()]);
+      const clients = createServiceClients({
+        contactsUrl: config.CONTACTS_URL,
+        messagingUrl: config.MESSAGING_URL,
+        internalSecret: config.INTERNAL_API_SECRET,
+        logger,
+        sendTimeoutMs: config.SEND_TIMEOUT_MS,
+      });
+      const relay = createEventRelay({
+        sources: [campaigns.outbox],
+        publish: async (event) => {
+          if (!broker) throw new Error('campaigns runs without a broker');
+          await broker.publish(EXCHANGES.events, event.event, event, { messageId: event.id });
+        },
+        logger,
+        sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
+        graceMs: config.EVENT_RELAY_GRACE_MS,
+      });
+      const base = {
+        campaigns,
+        recipients,
+        quotas: createCampaignQuotaStore(db),
+        clients,
+        relay,
+        nextCampaignId: () => nextId(db, 'campaigns'),
+        publishCommand: async (command: unknown, messageId: string) => {
+          if (!broker) throw new Error('campaigns runs without a broker');
+          await broker.publish(EXCHANGES.commands, ROUTING_KEYS.commands.send, command, {
+            messageId,
+          });
+        },
+        logger,
+        dispatchPageSize: config.DISPATCH_PAGE_SIZE,
+      };
+      const dispatcher = createDispatcher(base);
+      const deps: CampaignsDeps = { ...base, dispatchSoon: dispatcher.dispatchSoon };
+      let jobs: PeriodicJob | undefined;
+
+      return {
+        routes: (router) => {
+          campaignRoutes(router, deps);
+          notImplementedRoutes(
+            router,
+            apiPathsOwnedBy('campaigns').filter((path) => !SERVED.has(path)),
+          );
+        },
+        startConsumers: async () => {
+          if (broker) await consumeProgressEvents(broker, deps, config.PROGRESS_PREFETCH);
+          relay.start();
+          jobs = startCampaignJobs(deps, config.SCHEDULER_INTERVAL_MS);
+        },
+        onStop: async () => {
+          await jobs?.stop();
+          await dispatcher.idle();
+          await relay.stop();
+          clients.shutdown();
+        },
+      };
+    },
   });
 }

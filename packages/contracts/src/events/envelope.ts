@@ -20,6 +20,11 @@ function brokerEventFor<E extends EventName>(event: E) {
     event: z.literal(event),
     timestamp: timestamp(),
     company_id: z.number().int().positive(),
+    /**
+     * The campaign a message event belongs to (issue 7), outside `data`: the customer's payload
+     * stays exactly as spec §6.3 lists it, and campaigns counts its progress from it.
+     */
+    campaign_id: z.number().int().positive().optional(),
     data: EVENT_PAYLOAD_SCHEMAS[event],
   });
 }

@@ -102,7 +102,7 @@ export const GATEWAY_OPERATIONS = [
   }),
 ];
 
-/** Every `/api/svc/<operation>` of spec §4.3 but `me`, and the service that owns it (ARCHITECTURE §2). */
+/** Every `/api/svc/<operation>` of spec §4.3 but `me` (and the campaign operations issue 7 adds), and the service that owns it (ARCHITECTURE §2). */
 export const API_OPERATION_OWNERS = {
   sendMessageToPhoneNumber: 'messaging',
   sendtemplatemessage: 'messaging',
@@ -127,6 +127,12 @@ export const API_OPERATION_OWNERS = {
   deleteTemplate: 'messaging',
   getCampaigns: 'campaigns',
   sendcampaigns: 'campaigns',
+  // Beyond the spec's table (issue 7): campaigns are prepared over the API too.
+  createCampaign: 'campaigns',
+  getCampaign: 'campaigns',
+  startCampaign: 'campaigns',
+  cancelCampaign: 'campaigns',
+  deleteCampaign: 'campaigns',
   getAutomatedReplies: 'campaigns',
   addAutomatedReply: 'campaigns',
   updateAutomatedReply: 'campaigns',

@@ -32,7 +32,13 @@ export function brokerEvent<E extends EventName>(
   } as BrokerEvent;
 }
 
-type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone'>;
+type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone'> & {
+  campaign_id?: number | null;
+};
+
+/** A message event of a campaign's message carries the campaign outside `data` (issue 7). */
+const ofCampaign = (event: BrokerEvent, message: Subject): BrokerEvent =>
+  message.campaign_id ? { ...event, campaign_id: message.campaign_id } : event;
 
 /** Names the events of one message: `<namespace>` is the messaging database, unique per deployment. */
 export type EventIds = (message: Pick<StoredMessage, 'id'>, fact: string) => string;
@@ -42,33 +48,39 @@ export const eventIdsIn =
     stableEventId(namespace, `message:${message.id}:${fact}`);
 
 export const messageSent = (ids: EventIds, message: Subject, wamid: string, now: Date) =>
-  brokerEvent(
-    'message_sent',
-    message.company_id,
-    {
-      message_id: message.id,
-      message_wamid: wamid,
-      contact_id: message.contact_id,
-      phone: message.phone,
-      company_id: message.company_id,
-    },
-    now,
-    ids(message, 'message_sent'),
+  ofCampaign(
+    brokerEvent(
+      'message_sent',
+      message.company_id,
+      {
+        message_id: message.id,
+        message_wamid: wamid,
+        contact_id: message.contact_id,
+        phone: message.phone,
+        company_id: message.company_id,
+      },
+      now,
+      ids(message, 'message_sent'),
+    ),
+    message,
   );
 
 export const messageFailed = (ids: EventIds, message: Subject, error: string, now: Date) =>
-  brokerEvent(
-    'message_failed',
-    message.company_id,
-    {
-      message_id: message.id,
-      contact_id: message.contact_id,
-      phone: message.phone,
-      error,
-      company_id: message.company_id,
-    },
-    now,
-    ids(message, 'message_failed'),
+  ofCampaign(
+    brokerEvent(
+      'message_failed',
+      message.company_id,
+      {
+        message_id: message.id,
+        contact_id: message.contact_id,
+        phone: message.phone,
+        error,
+        company_id: message.company_id,
+      },
+      now,
+      ids(message, 'message_failed'),
+    ),
+    message,
   );
 
 export const messageStatusUpdated = (
@@ -79,19 +91,22 @@ export const messageStatusUpdated = (
   error: string | null,
   now: Date,
 ) =>
-  brokerEvent(
-    'message_status_updated',
-    message.company_id,
-    {
-      message_id: message.id,
-      message_wamid: wamid,
-      status,
-      error,
-      contact_id: message.contact_id,
-      company_id: message.company_id,
-    },
-    now,
-    ids(message, `message_status_updated:${status}`),
+  ofCampaign(
+    brokerEvent(
+      'message_status_updated',
+      message.company_id,
+      {
+        message_id: message.id,
+        message_wamid: wamid,
+        status,
+        error,
+        contact_id: message.contact_id,
+        company_id: message.company_id,
+      },
+      now,
+      ids(message, `message_status_updated:${status}`),
+    ),
+    message,
   );
 
 export const messageReceived = (

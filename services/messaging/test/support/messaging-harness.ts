@@ -8,6 +8,8 @@ import {
 } from '@switchboard/contracts';
 import { createSimulator, silentLogger, type Simulator } from '@switchboard/provider-simulator';
 import type { RunningService } from '@switchboard/service-kit';
+import { campaignsConfigSchema, type CampaignsConfig } from '../../../campaigns/src/config';
+import { startService as startCampaigns } from '../../../campaigns/src/start-service';
 import { contactsConfigSchema, type ContactsConfig } from '../../../contacts/src/config';
 import { startService as startContacts } from '../../../contacts/src/start-service';
 import { inboundConfigSchema, type InboundConfig } from '../../../inbound/src/config';
@@ -84,6 +86,7 @@ export interface MessagingSystem {
   simulatorUrl: string;
   contacts: RunningService<ContactsConfig>;
   inbound: RunningService<InboundConfig>;
+  campaigns: RunningService<CampaignsConfig> | undefined;
   internalSecret: string;
   amqpUrl: string;
   dbPrefix: string;
@@ -109,6 +112,8 @@ export async function startMessagingSystem(
   options: {
     messagingEnv?: Record<string, string>;
     simulator?: Parameters<typeof createSimulator>[0];
+    /** Also start campaigns (with these variables), behind the same gateway. */
+    campaignsEnv?: Record<string, string>;
   } = {},
 ): Promise<MessagingSystem> {
   const dbPrefix = uniquePrefix(label);
@@ -130,9 +135,10 @@ export async function startMessagingSystem(
     PORT: '0',
   };
   const contacts = await startContacts(contactsConfigSchema.parse(common));
-  const ports = await freePortBlock(2);
+  const ports = await freePortBlock(3);
   const gatewayUrl = `http://127.0.0.1:${ports}`;
   const inboundUrl = `http://127.0.0.1:${ports + 1}`;
+  const campaignsUrl = `http://127.0.0.1:${ports + 2}`;
   const stack = await startGatewayStack({
     dbPrefix,
     amqpUrl: vhost.url,
@@ -141,6 +147,7 @@ export async function startMessagingSystem(
       PORT: String(ports),
       CONTACTS_URL: contacts.url,
       INBOUND_URL: inboundUrl,
+      CAMPAIGNS_URL: campaignsUrl,
       PROXY_TIMEOUT_MS: '30000',
     },
     messagingEnv: {
@@ -165,6 +172,21 @@ export async function startMessagingSystem(
     }),
   );
 
+  const campaigns = options.campaignsEnv
+    ? await startCampaigns(
+        campaignsConfigSchema.parse({
+          ...common,
+          PORT: String(ports + 2),
+          MESSAGING_URL: stack.messaging.url,
+          CONTACTS_URL: contacts.url,
+          SCHEDULER_INTERVAL_MS: '200',
+          EVENT_RELAY_SWEEP_MS: '200',
+          EVENT_RELAY_GRACE_MS: '300',
+          ...options.campaignsEnv,
+        }),
+      )
+    : undefined;
+
   const events: BrokerEvent[] = [];
   const invalidEvents: unknown[] = [];
   const amqp: ChannelModel = await connect(vhost.url);
@@ -187,6 +209,7 @@ export async function startMessagingSystem(
     simulatorUrl,
     contacts,
     inbound,
+    campaigns,
     internalSecret,
     amqpUrl: vhost.url,
     dbPrefix,
@@ -220,6 +243,7 @@ export async function startMessagingSystem(
     async stop() {
       await amqp.close().catch(() => undefined);
       await inbound.stop();
+      await campaigns?.stop();
       await stack.stop();
       await contacts.stop();
       await simulator.stop();

@@ -1,0 +1,20 @@
+import type { EventRelay, Logger } from '@switchboard/service-kit';
+import type { CampaignQuotaStore } from '../data-access/campaign-quota-store';
+import type { CampaignStore } from '../data-access/campaign-store';
+import type { RecipientStore } from '../data-access/recipient-store';
+import type { ServiceClients } from '../outbound/service-clients';
+
+export interface CampaignsDeps {
+  campaigns: CampaignStore;
+  recipients: RecipientStore;
+  quotas: CampaignQuotaStore;
+  clients: ServiceClients;
+  relay: EventRelay;
+  nextCampaignId(): Promise<number>;
+  /** Hands one command to messaging on `svc.commands`, confirmed by the broker. */
+  publishCommand(command: unknown, messageId: string): Promise<void>;
+  /** Asks the dispatcher to hand a started campaign's messages over now. */
+  dispatchSoon(campaign_id: number): void;
+  logger: Logger;
+  dispatchPageSize: number;
+}

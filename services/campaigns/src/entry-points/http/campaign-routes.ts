@@ -1,0 +1,88 @@
+import type { Router } from 'express';
+import {
+  CampaignIdRequestSchema,
+  CreateCampaignRequestSchema,
+  GetCampaignsQuerySchema,
+  IDEMPOTENCY_KEY_HEADER,
+  SendCampaignRequestSchema,
+  type CampaignResponse,
+  type CampaignsResponse,
+} from '@switchboard/contracts';
+import { operationInput, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
+import type { CampaignsDeps } from '../../domain/dependencies';
+import {
+  cancelCampaign,
+  createCampaign,
+  deleteCampaign,
+  findCampaign,
+  listCampaigns,
+  presentCampaign,
+} from '../../domain/manage-campaigns';
+import { sendApiCampaign } from '../../domain/send-api-campaign';
+import { startCampaign } from '../../domain/start-campaign';
+
+/** Spec §4.3 campaign operations and the ones issue 7 adds. */
+export function campaignRoutes(router: Router, deps: CampaignsDeps): void {
+  serveOperation(router, 'getCampaigns', ['get'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { type } = parseInput(GetCampaignsQuerySchema, operationInput(req));
+    const campaigns = await listCampaigns(deps, company_id, type);
+    res.json({
+      status: 'success',
+      campaigns: campaigns.map(presentCampaign),
+    } satisfies CampaignsResponse);
+  });
+
+  serveOperation(router, 'createCampaign', ['post'], async (req, res) => {
+    const organization = orgContext(req);
+    const request = parseInput(CreateCampaignRequestSchema, operationInput(req));
+    const campaign = await createCampaign(deps, organization, request);
+    res.status(201).json({
+      status: 'success',
+      campaign: presentCampaign(campaign),
+    } satisfies CampaignResponse);
+  });
+
+  serveOperation(router, 'getCampaign', ['get'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
+    const campaign = await findCampaign(deps, company_id, id);
+    res.json({ status: 'success', campaign: presentCampaign(campaign) } satisfies CampaignResponse);
+  });
+
+  serveOperation(router, 'startCampaign', ['post'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
+    await findCampaign(deps, company_id, id);
+    const campaign = await startCampaign(deps, id);
+    res.json({ status: 'success', campaign: presentCampaign(campaign) } satisfies CampaignResponse);
+  });
+
+  serveOperation(router, 'cancelCampaign', ['post'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
+    const campaign = await cancelCampaign(deps, company_id, id);
+    res.json({ status: 'success', campaign: presentCampaign(campaign) } satisfies CampaignResponse);
+  });
+
+  serveOperation(router, 'deleteCampaign', ['post'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
+    await deleteCampaign(deps, company_id, id);
+    res.json({ status: 'success' });
+  });
+
+  for (const operation of ['sendcampaigns', 'sendCampaignMessageToPhoneNumber']) {
+    serveOperation(router, operation, ['post'], async (req, res) => {
+      const organization = orgContext(req);
+      const request = parseInput(SendCampaignRequestSchema, operationInput(req));
+      const sent = await sendApiCampaign(
+        deps,
+        organization,
+        request,
+        req.header(IDEMPOTENCY_KEY_HEADER),
+      );
+      res.json({ status: 'success', ...sent });
+    });
+  }
+}

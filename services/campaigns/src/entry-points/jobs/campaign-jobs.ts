@@ -1,0 +1,68 @@
+import { startPeriodicJob, type PeriodicJob } from '@switchboard/service-kit';
+import type { CampaignsDeps } from '../../domain/dependencies';
+import { dispatchCampaign, recountProgress } from '../../domain/dispatch-campaign';
+import { recoverAbandonedStarts, startCampaign } from '../../domain/start-campaign';
+
+/** A start left half-way longer than this belongs to a process that died. */
+const ABANDONED_START_MS = 2 * 60 * 1000;
+/** A campaign this long without progress is recounted from its recipients. */
+const STALLED_MS = 30 * 1000;
+
+/**
+ * The dispatcher: one run of a campaign's handing-over at a time in this process, started by a
+ * start or a cancel at once, and by the periodic job for whatever a restart left.
+ */
+export function createDispatcher(deps: Omit<CampaignsDeps, 'dispatchSoon'>) {
+  const running = new Map<number, Promise<void>>();
+  function dispatchSoon(id: number): void {
+    if (running.has(id)) return;
+    const run = dispatchCampaign({ ...deps, dispatchSoon }, id)
+      .catch((error: unknown) =>
+        deps.logger.warn(
+          { err: error, campaign_id: id },
+          'campaign dispatch paused; resumed later',
+        ),
+      )
+      .finally(() => running.delete(id));
+    running.set(id, run);
+  }
+  return {
+    dispatchSoon,
+    async idle(): Promise<void> {
+      await Promise.all(running.values());
+    },
+  };
+}
+
+/**
+ * Every `everyMs`: due scheduled campaigns start (a conditional claim, so two replicas never
+ * both start one), interrupted starts are undone, unfinished dispatches resume, and stalled
+ * progress is recounted.
+ */
+export function startCampaignJobs(deps: CampaignsDeps, everyMs: number): PeriodicJob {
+  return startPeriodicJob({
+    name: 'campaign-scheduler',
+    everyMs,
+    firstAfterMs: Math.min(everyMs, 1_000),
+    logger: deps.logger,
+    async run() {
+      const now = new Date();
+      await recoverAbandonedStarts(deps, new Date(now.getTime() - ABANDONED_START_MS));
+      for (const campaign of await deps.campaigns.due(now, 20)) {
+        await startCampaign(deps, campaign.id, now).catch((error: unknown) =>
+          deps.logger.warn(
+            { err: error, campaign_id: campaign.id },
+            'scheduled campaign did not start',
+          ),
+        );
+      }
+      for (const campaign of await deps.campaigns.undispatched(20)) deps.dispatchSoon(campaign.id);
+      for (const campaign of await deps.campaigns.stalled(
+        new Date(now.getTime() - STALLED_MS),
+        20,
+      )) {
+        await recountProgress(deps, campaign.id);
+      }
+    },
+  });
+}

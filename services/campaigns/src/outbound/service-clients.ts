@@ -1,0 +1,129 @@
+import {
+  AudienceCountResponseSchema,
+  AudiencePageResponseSchema,
+  CONTACTS_INTERNAL_PATHS,
+  MESSAGING_INTERNAL_PATHS,
+  ReserveMessageQuotaResponseSchema,
+  ResolveContactResponseSchema,
+  SendMessageResponseSchema,
+  orgHeaders,
+  type Audience,
+  type Contact,
+  type OrgContext,
+} from '@switchboard/contracts';
+import { AppError, createInternalClient, type Logger } from '@switchboard/service-kit';
+
+export interface ServiceClientOptions {
+  contactsUrl: string;
+  messagingUrl: string;
+  internalSecret: string;
+  logger: Logger;
+  /** A synchronous send may retry the provider for a while (messaging's own budget). */
+  sendTimeoutMs: number;
+}
+
+/** What campaigns asks of contacts and messaging (ARCHITECTURE §1, internal HTTP). */
+export function createServiceClients(options: ServiceClientOptions) {
+  const contacts = createInternalClient({
+    service: 'contacts',
+    baseURL: options.contactsUrl,
+    internalSecret: options.internalSecret,
+    logger: options.logger,
+  });
+  const messaging = createInternalClient({
+    service: 'messaging',
+    baseURL: options.messagingUrl,
+    internalSecret: options.internalSecret,
+    logger: options.logger,
+    timeoutMs: options.sendTimeoutMs,
+  });
+
+  return {
+    async audienceCount(company_id: number, audience: Audience): Promise<number> {
+      const answer = await contacts.post(CONTACTS_INTERNAL_PATHS.audienceCount, {
+        company_id,
+        audience,
+      });
+      if (answer.status !== 200) throw contacts.refusal(answer);
+      return AudienceCountResponseSchema.parse(answer.data).total;
+    },
+
+    async audiencePage(
+      company_id: number,
+      audience: Audience,
+      after_id: number,
+      limit: number,
+    ): Promise<{ contacts: Contact[]; next_after_id: number | null }> {
+      const answer = await contacts.post(CONTACTS_INTERNAL_PATHS.audience, {
+        company_id,
+        audience,
+        after_id,
+        limit,
+      });
+      if (answer.status !== 200) throw contacts.refusal(answer);
+      return AudiencePageResponseSchema.parse(answer.data);
+    },
+
+    /** The contact with this phone, created within the organization's contact quota when new. */
+    async resolve(organization: OrgContext, phone: string): Promise<Contact> {
+      const answer = await contacts.post(
+        CONTACTS_INTERNAL_PATHS.resolve,
+        { company_id: organization.company_id, phone, enforce_quota: true },
+        orgHeaders(organization),
+      );
+      if (answer.status !== 200 && answer.status !== 201) throw contacts.refusal(answer);
+      return ResolveContactResponseSchema.parse(answer.data).contact;
+    },
+
+    /** Holds `count` messages of this month for the organization, all or none. */
+    async reserveMessages(organization: OrgContext, count: number): Promise<string> {
+      const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.reserveQuota, {
+        company_id: organization.company_id,
+        plan: organization.plan,
+        plan_started_at: organization.plan_started_at.toISOString(),
+        count,
+      });
+      if (answer.status !== 200) throw messaging.refusal(answer);
+      return ReserveMessageQuotaResponseSchema.parse(answer.data).month;
+    },
+
+    async releaseMessages(company_id: number, month: string, count: number): Promise<void> {
+      if (count <= 0) return;
+      const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.releaseQuota, {
+        company_id,
+        month,
+        count,
+      });
+      if (answer.status !== 200) throw messaging.refusal(answer);
+    },
+
+    /**
+     * Sends one message now through messaging's own operation (`sendMessageToPhoneNumber` or
+     * `sendtemplatemessage`), as the organization; its answer, success or refusal, is passed on.
+     */
+    async send(
+      organization: OrgContext,
+      operation: 'sendMessageToPhoneNumber' | 'sendtemplatemessage',
+      body: Record<string, unknown>,
+      headers: Record<string, string> = {},
+    ): Promise<{ message_id: number; message_wamid: string }> {
+      const answer = await messaging.post(`/api/svc/${operation}`, body, {
+        ...orgHeaders(organization),
+        ...headers,
+      });
+      if (answer.status === 200) return SendMessageResponseSchema.parse(answer.data);
+      const refused = (answer.data ?? {}) as { message?: string };
+      if (answer.status >= 400 && answer.status < 500) throw messaging.refusal(answer);
+      throw new AppError('provider_error', refused.message ?? 'The message was not sent', {
+        httpStatus: answer.status >= 500 && answer.status < 600 ? answer.status : 502,
+      });
+    },
+
+    shutdown(): void {
+      contacts.shutdown();
+      messaging.shutdown();
+    },
+  };
+}
+
+export type ServiceClients = ReturnType<typeof createServiceClients>;

@@ -1,0 +1,396 @@
+import {
+  CAMPAIGN_OPERATIONS,
+  CONTACTS_INTERNAL_PATHS,
+  CampaignResponseSchema,
+  CampaignsResponseSchema,
+  EVENT_PAYLOAD_SCHEMAS,
+  INTERNAL_SECRET_HEADER,
+  QUOTA_MESSAGE_PREFIX,
+  SendCampaignResponseSchema,
+  buildOpenApiDocument,
+  type CampaignView,
+} from '@switchboard/contracts';
+import {
+  startMessagingSystem,
+  uniquePhone,
+  waitFor,
+  type MessagingSystem,
+  type Organization,
+} from '../../../messaging/test/support/messaging-harness';
+
+jest.setTimeout(90_000);
+
+let system: MessagingSystem;
+
+beforeAll(async () => {
+  system = await startMessagingSystem('campaigns', { campaignsEnv: { DISPATCH_PAGE_SIZE: '7' } });
+});
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+interface SentRecord {
+  request: { to: string; type: string; text?: { body: string } };
+}
+const sentTo = async (phone: string): Promise<SentRecord[]> =>
+  (await system.sim('GET', `/sent?to=${phone}`)).sent as SentRecord[];
+const allSent = async (): Promise<SentRecord[]> =>
+  (await system.sim('GET', '/sent?include_rejected=true')).sent as SentRecord[];
+
+async function contactsInGroup(org: Organization, group: string, count: number) {
+  const phones: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const phone = uniquePhone();
+    phones.push(phone);
+    const made = await org.api.post('makeContact', { name: `Guest ${i}`, phone, groups: group });
+    expect(made.status).toBe(201);
+  }
+  return phones;
+}
+
+async function groupId(org: Organization, name: string): Promise<number> {
+  const groups = (await org.api.get('getGroups')).body.groups as { id: number; name: string }[];
+  return groups.find((group) => group.name === name)!.id;
+}
+
+async function campaignOf(org: Organization, id: number): Promise<CampaignView> {
+  return CampaignResponseSchema.parse((await org.api.get('getCampaign', { id })).body).campaign;
+}
+
+const eventsOf = (name: string, id: number) =>
+  system.events.filter((event) => event.event === name && (event.data as { id: number }).id === id);
+
+describe('a regular campaign, from start to completion', () => {
+  test('when a campaign to a group is sent now, then every member gets one filled-in message, counters follow the statuses and campaign_completed comes once', async () => {
+    const org = await system.newOrganization('standard', 'Regular Co');
+    const phones = await contactsInGroup(org, 'vip', 16);
+    const created = await org.api.post('createCampaign', {
+      name: 'Spring sale',
+      type: 'regular',
+      message: { type: 'text', text: 'Hi {{1}}, spring sale starts today' },
+      variables: ['contact.name'],
+      audience: { type: 'groups', group_ids: [await groupId(org, 'vip')] },
+      send_now: true,
+    });
+    expect(created.status).toBe(201);
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    expect(campaign).toMatchObject({ status: 'started', total_contacts: 16 });
+
+    const done = await waitFor(async () => {
+      const current = await campaignOf(org, campaign.id);
+      return current.status === 'completed' ? current : undefined;
+    }, 30_000);
+    expect(done).toMatchObject({ total_contacts: 16, sent: 16, failed: 0 });
+    for (const phone of phones) {
+      const received = await sentTo(phone);
+      expect(received).toHaveLength(1);
+      expect(received[0]!.request.text?.body).toMatch(/^Hi Guest \d+, spring sale starts today$/);
+    }
+    const read = await waitFor(async () => {
+      const current = await campaignOf(org, campaign.id);
+      return current.read === 16 ? current : undefined;
+    }, 30_000);
+    expect(read.delivered).toBe(16);
+
+    const started = eventsOf('campaign_started', campaign.id);
+    expect(started).toHaveLength(1);
+    expect(EVENT_PAYLOAD_SCHEMAS.campaign_started.parse(started[0]!.data)).toEqual({
+      id: campaign.id,
+      name: 'Spring sale',
+      total_contacts: 16,
+      created_at: campaign.created_at,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const completed = eventsOf('campaign_completed', campaign.id);
+    expect(completed).toHaveLength(1);
+    expect(EVENT_PAYLOAD_SCHEMAS.campaign_completed.parse(completed[0]!.data)).toMatchObject({
+      id: campaign.id,
+      total_contacts: 16,
+    });
+    // Message events of the campaign carry it outside `data`, which stays as the spec has it.
+    const sentEvents = system.events.filter(
+      (event) => event.event === 'message_sent' && event.campaign_id === campaign.id,
+    );
+    expect(sentEvents).toHaveLength(16);
+  });
+
+  test('when a recipient is undeliverable, then it counts as failed and the campaign still completes', async () => {
+    const org = await system.newOrganization('standard', 'Failing Co');
+    const phones = await contactsInGroup(org, 'some', 3);
+    await system.sim('POST', '/faults', { to: phones[1], error_code: 131026, count: 1 });
+    const created = await org.api.post('createCampaign', {
+      name: 'With a bad number',
+      type: 'regular',
+      message: { type: 'text', text: 'News' },
+      audience: { type: 'contacts', contact_ids: await contactIds(org, phones) },
+      send_now: true,
+    });
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    const done = await waitFor(async () => {
+      const current = await campaignOf(org, campaign.id);
+      return current.status === 'completed' ? current : undefined;
+    }, 30_000);
+    expect(done).toMatchObject({ total_contacts: 3, sent: 2, failed: 1 });
+  });
+
+  test('when a campaign is scheduled, then it starts by itself at its time', async () => {
+    const org = await system.newOrganization('standard', 'Scheduled Co');
+    const phones = await contactsInGroup(org, 'later', 2);
+    const created = await org.api.post('createCampaign', {
+      name: 'Later',
+      type: 'regular',
+      message: { type: 'text', text: 'Scheduled hello' },
+      audience: { type: 'all' },
+      scheduled_at: new Date(Date.now() + 1_500).toISOString(),
+    });
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    expect(campaign.status).toBe('scheduled');
+    expect(await sentTo(phones[0]!)).toHaveLength(0);
+    await waitFor(
+      async () => ((await campaignOf(org, campaign.id)).status === 'completed' ? true : undefined),
+      30_000,
+    );
+    expect(await sentTo(phones[0]!)).toHaveLength(1);
+  });
+});
+
+async function contactIds(org: Organization, phones: string[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const phone of phones) {
+    ids.push(
+      ((await org.api.get('getSingleContact', { phone })).body.contact as { id: number }).id,
+    );
+  }
+  return ids;
+}
+
+describe('quotas (spec §8): all or nothing', () => {
+  test('when a free organization starts its third campaign of the month, then it is refused and nothing is sent', async () => {
+    const org = await system.newOrganization('free', 'Free Co');
+    const [phone] = await contactsInGroup(org, 'one', 1);
+    const body = {
+      type: 'regular',
+      message: { type: 'text', text: 'Hello' },
+      audience: { type: 'all' },
+      send_now: true,
+    };
+    for (const name of ['First', 'Second']) {
+      expect((await org.api.post('createCampaign', { ...body, name })).status).toBe(201);
+    }
+    const third = await org.api.post('createCampaign', { ...body, name: 'Third' });
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({ code: 'quota_exceeded' });
+    expect(third.body.message).toMatch(new RegExp(`^${QUOTA_MESSAGE_PREFIX}`));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await sentTo(phone!)).toHaveLength(2);
+    const listed = CampaignsResponseSchema.parse((await org.api.get('getCampaigns')).body);
+    expect(listed.campaigns.map((campaign) => campaign.name)).toEqual(['First', 'Second']);
+  });
+
+  test('when a free organization with 100 messages left starts a 150-recipient campaign, then it is refused whole with zero sends', async () => {
+    const org = await system.newOrganization('free', 'Big Free Co');
+    // 150 customers who wrote first: contacts made by the internal resolve are never refused.
+    const customers: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      customers.push(uniquePhone());
+      const answer = await fetch(`${system.contacts.url}${CONTACTS_INTERNAL_PATHS.resolve}`, {
+        method: 'POST',
+        headers: {
+          [INTERNAL_SECRET_HEADER]: system.internalSecret,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ company_id: org.company_id, phone: customers[i] }),
+      });
+      expect(answer.status).toBeLessThan(300);
+    }
+    const before = (await allSent()).length;
+    const refused = await org.api.post('createCampaign', {
+      name: 'Too big',
+      type: 'regular',
+      message: { type: 'text', text: 'Hello all' },
+      audience: { type: 'all' },
+      send_now: true,
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.body.message).toMatch(new RegExp(`^${QUOTA_MESSAGE_PREFIX}`));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await allSent()).length).toBe(before);
+    expect((await org.api.get('getCampaigns')).body.campaigns).toEqual([]);
+    // Nothing was held: the month's messages and campaigns are all still there.
+    const small = await org.api.post('sendMessageToPhoneNumber', {
+      phone: customers[0],
+      message: 'Still 100 left',
+    });
+    expect(small.status).toBe(200);
+  });
+});
+
+describe('API campaigns (sendcampaigns)', () => {
+  let org: Organization;
+  let apiCampaign: CampaignView;
+
+  beforeAll(async () => {
+    org = await system.newOrganization('standard', 'Api Co');
+    const created = await org.api.post('createCampaign', {
+      name: 'Order shipped',
+      type: 'api',
+      message: { type: 'text', text: 'Hi {{1}}, order {{2}} is on its way' },
+      variables: ['contact.name', { data: 'order.id' }],
+    });
+    apiCampaign = CampaignResponseSchema.parse(created.body).campaign;
+  });
+
+  test('when sendcampaigns names a new phone with data, then the contact is made and the filled message is sent', async () => {
+    const phone = uniquePhone();
+    await org.api.post('makeContact', { name: 'Olga', phone });
+    const sent = await org.api.post('sendcampaigns', {
+      phone,
+      campaing_id: apiCampaign.id,
+      data: { order: { id: 'A-77' } },
+    });
+    expect(sent.status).toBe(200);
+    const ids = SendCampaignResponseSchema.parse(sent.body);
+    expect(ids.message_wamid).toMatch(/^wamid\./);
+    expect((await sentTo(phone))[0]!.request.text?.body).toBe('Hi Olga, order A-77 is on its way');
+  });
+
+  test('when the data comes as form brackets to sendCampaignMessageToPhoneNumber, then it is read the same', async () => {
+    const phone = uniquePhone();
+    const response = await fetch(
+      `${system.stack.gateway.url}/api/svc/sendCampaignMessageToPhoneNumber`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `token=${org.api.token}&phone=${phone}&campaing_id=${apiCampaign.id}&data[order][id]=7`,
+      },
+    );
+    expect(response.status).toBe(200);
+    // A new contact is named after its phone.
+    expect((await sentTo(phone))[0]!.request.text?.body).toBe(`Hi ${phone}, order 7 is on its way`);
+  });
+
+  test('when a variable is missing, then 422 lists its path and nothing is sent or stored', async () => {
+    const phone = uniquePhone();
+    const answer = await org.api.post('sendcampaigns', {
+      phone,
+      campaign_id: apiCampaign.id,
+      data: { order: {} },
+    });
+    expect(answer.status).toBe(422);
+    expect(answer.body.message).toContain('data.order.id');
+    expect(await sentTo(phone)).toHaveLength(0);
+    expect((await org.api.get('getSingleContact', { phone })).status).toBe(404);
+  });
+
+  test('when the campaign is unknown, not an API campaign, or another organization’s, then 404', async () => {
+    const regular = await org.api.post('createCampaign', {
+      name: 'Draft',
+      type: 'regular',
+      message: { type: 'text', text: 'x' },
+      audience: { type: 'all' },
+    });
+    const other = await system.newOrganization('standard', 'Other Api Co');
+    for (const [client, id] of [
+      [org, 987_654],
+      [org, regular.body.campaign.id as number],
+      [other, apiCampaign.id],
+    ] as const) {
+      const answer = await client.api.post('sendcampaigns', {
+        phone: uniquePhone(),
+        campaing_id: id,
+      });
+      expect(answer.status).toBe(404);
+    }
+  });
+});
+
+describe('managing campaigns, bad input and isolation', () => {
+  test('when campaigns are listed, then type filters them and another organization sees none of them', async () => {
+    const org = await system.newOrganization('standard', 'Lister Co');
+    const other = await system.newOrganization('standard', 'Peeker Co');
+    await org.api.post('createCampaign', {
+      name: 'Bot',
+      type: 'bot',
+      keywords: 'price, offer',
+      message: { type: 'text', text: 'Our prices' },
+    });
+    const draft = await org.api.post('createCampaign', {
+      name: 'Draft',
+      type: 'regular',
+      message: { type: 'text', text: 'x' },
+      audience: { type: 'all' },
+    });
+    const bots = CampaignsResponseSchema.parse(
+      (await org.api.get('getCampaigns', { type: 'bot' })).body,
+    );
+    expect(bots.campaigns.map((c) => [c.name, c.keywords])).toEqual([['Bot', ['price', 'offer']]]);
+    expect((await other.api.get('getCampaigns')).body.campaigns).toEqual([]);
+    const id = draft.body.campaign.id as number;
+    for (const operation of ['cancelCampaign', 'deleteCampaign', 'startCampaign']) {
+      expect((await other.api.post(operation, { id })).status).toBe(404);
+    }
+    expect((await other.api.get('getCampaign', { id })).status).toBe(404);
+    expect((await org.api.post('deleteCampaign', { id })).status).toBe(200);
+    expect((await org.api.get('getCampaign', { id })).status).toBe(404);
+  });
+
+  test('when a campaign is canceled before its time, then it never sends; a completed one cannot be canceled', async () => {
+    const org = await system.newOrganization('standard', 'Cancel Co');
+    const [phone] = await contactsInGroup(org, 'c', 1);
+    const created = await org.api.post('createCampaign', {
+      name: 'Canceled',
+      type: 'regular',
+      message: { type: 'text', text: 'Never' },
+      audience: { type: 'all' },
+      scheduled_at: new Date(Date.now() + 1_000).toISOString(),
+    });
+    const id = created.body.campaign.id as number;
+    const canceled = await org.api.post('cancelCampaign', { id });
+    expect(canceled.body.campaign.status).toBe('canceled');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await sentTo(phone!)).toHaveLength(0);
+    expect((await org.api.post('startCampaign', { id })).status).toBe(409);
+  });
+
+  test.each([
+    [{ type: 'regular', message: { type: 'text', text: 'x' } }, 'name'],
+    [{ name: 'n', type: 'regular', message: { type: 'text', text: 'x' } }, 'audience'],
+    [{ name: 'n', type: 'weekly', message: { type: 'text', text: 'x' } }, 'type'],
+    [{ name: 'n', type: 'bot', message: { type: 'text', text: 'x' } }, 'keywords'],
+    [{ name: 'n', type: 'api', message: { type: 'fax' } }, 'message'],
+    [
+      {
+        name: 'n',
+        type: 'api',
+        message: { type: 'text', text: 'x' },
+        variables: [{ field: 'age' }],
+      },
+      'variables',
+    ],
+    [
+      {
+        name: 'n',
+        type: 'regular',
+        message: { type: 'text', text: 'x' },
+        audience: { type: 'all' },
+        variables: ['data.x'],
+      },
+      'variables',
+    ],
+    [{ name: { $gt: '' }, type: 'api', message: { type: 'text', text: 'x' } }, 'name'],
+  ])('when createCampaign gets bad input, then 422 names the field (%#)', async (body, field) => {
+    const org = await system.newOrganization('standard', 'Bad Input Co');
+    const answer = await org.api.post('createCampaign', body as Record<string, unknown>);
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ status: 'error', code: 'validation_failed' });
+    expect(answer.body.message).toContain(field);
+  });
+
+  test('when the OpenAPI document is built, then every campaign operation is in it', () => {
+    const document = buildOpenApiDocument();
+    for (const operation of CAMPAIGN_OPERATIONS) {
+      expect(document.paths[operation.path]?.[operation.method]).toBeDefined();
+    }
+  });
+});
