@@ -19,6 +19,8 @@ export interface LaunchedSystem {
   ports: Record<ServiceProcessName, number>;
   startService(name: ServiceProcessName): Promise<void>;
   stopService(name: ServiceProcessName, timeoutMs?: number): Promise<void>;
+  /** kill -9: no graceful shutdown, in-flight work is cut off. */
+  killService(name: ServiceProcessName): Promise<void>;
   stop(): Promise<void>;
 }
 

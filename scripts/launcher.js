@@ -103,7 +103,8 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
     }
   }
 
-  function stopOne(name, timeoutMs = 15_000) {
+  /** SIGTERM (graceful shutdown), then SIGKILL after `timeoutMs`; `signal` 'SIGKILL' kills at once. */
+  function stopOne(name, timeoutMs = 15_000, signal = 'SIGTERM') {
     const child = children.get(name);
     children.delete(name);
     if (!child || child.exitCode !== null) return Promise.resolve();
@@ -113,7 +114,7 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
         clearTimeout(kill);
         resolve();
       });
-      child.kill('SIGTERM');
+      child.kill(signal);
     });
   }
 
@@ -129,7 +130,14 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
     await stop();
     throw error;
   }
-  return { urls, ports, startService: startOne, stopService: stopOne, stop };
+  return {
+    urls,
+    ports,
+    startService: startOne,
+    stopService: (name, timeoutMs) => stopOne(name, timeoutMs),
+    killService: (name) => stopOne(name, 0, 'SIGKILL'),
+    stop,
+  };
 }
 
 module.exports = { launchSystem, SERVICES, PORT_SPAN, portsFrom };

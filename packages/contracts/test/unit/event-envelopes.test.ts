@@ -129,6 +129,13 @@ describe('BrokerEventSchema and parseBrokerEvent', () => {
     expect(BrokerEventSchema.safeParse(event).success).toBe(false);
   });
 
+  test("when a campaign's message event carries campaign_id, then the broker event is valid but the webhook envelope leaves it out", () => {
+    const event = parseBrokerEvent(brokerEvent({ campaign_id: 12 }));
+    expect(event.campaign_id).toBe(12);
+    expect(toWebhookEnvelope(event)).not.toHaveProperty('campaign_id');
+    expect(toWebhookEnvelope(event).data).not.toHaveProperty('campaign_id');
+  });
+
   test('when it becomes a webhook envelope, then it keeps event, timestamp and data only', () => {
     const event = parseBrokerEvent(brokerEvent());
     expect(toWebhookEnvelope(event)).toEqual({

@@ -1,0 +1,135 @@
+// What the benchmark scripts share: keep-alive JSON calls, a closed-loop load with latency
+// percentiles, and a whole system launched in a RabbitMQ vhost and database prefix of its own
+// (both removed at the end). Benchmarks run the compiled dist/ files: `npx tsc -b` first.
+const { execFileSync } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const http = require('node:http');
+const mongoose = require('mongoose');
+const { launchSystem } = require('./launcher');
+
+const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
+
+function createCaller(maxSockets) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  /** One HTTP call with a JSON body (or none); resolves with status and body text. */
+  function call(method, url, body, headers = {}) {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const request = http.request(
+        url,
+        {
+          method,
+          agent,
+          headers: payload
+            ? { 'content-type': 'application/json', 'content-length': payload.length, ...headers }
+            : headers,
+        },
+        (response) => {
+          const chunks = [];
+          response.on('data', (chunk) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode, text: Buffer.concat(chunks).toString() }),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  }
+  return {
+    post: (url, body, headers) => call('POST', url, body, headers),
+    get: (url, headers) => call('GET', url, undefined, headers),
+    del: (url, headers) => call('DELETE', url, undefined, headers),
+    destroy: () => agent.destroy(),
+  };
+}
+
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** Runs `count` calls with `concurrency` in flight; counts 2xx answers and their latencies. */
+async function load(label, count, concurrency, call) {
+  const latencies = [];
+  const failures = new Map();
+  let next = 0;
+  const started = process.hrtime.bigint();
+  async function worker() {
+    while (next < count) {
+      const index = next++;
+      const t0 = process.hrtime.bigint();
+      const answer = await call(index).catch((error) => ({ status: 0, text: String(error) }));
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (answer.status >= 200 && answer.status < 300) latencies.push(ms);
+      else failures.set(answer.status, (failures.get(answer.status) ?? 0) + 1);
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const row = {
+    run: label,
+    accepted: latencies.length,
+    refused: count - latencies.length,
+    seconds: Number(seconds.toFixed(2)),
+    'accepted/s': Math.round(latencies.length / seconds),
+    'p50 ms': Number(percentile(latencies, 50).toFixed(1)),
+    'p99 ms': Number(percentile(latencies, 99).toFixed(1)),
+  };
+  if (failures.size > 0) row.failures = JSON.stringify(Object.fromEntries(failures));
+  console.log(
+    `  ${label}: ${row['accepted/s']}/s, p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms`,
+  );
+  return row;
+}
+
+/**
+ * Launches every process on `basePort` with `env`, runs `fn({system, adminToken, internalSecret,
+ * simulator})`, and removes the vhost and databases afterwards, whatever happened.
+ */
+async function withBenchSystem(name, { basePort, env }, fn) {
+  const tag = randomBytes(4).toString('hex');
+  const prefix = `b_${name}_${tag}_`;
+  const vhost = `b_${name}_${tag}`;
+  const adminToken = randomBytes(24).toString('hex');
+  const internalSecret = randomBytes(24).toString('hex');
+  execFileSync('rabbitmqctl', ['add_vhost', vhost], { stdio: 'ignore' });
+  execFileSync('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], {
+    stdio: 'ignore',
+  });
+  const amqpUrl = new URL(AMQP_URL);
+  amqpUrl.pathname = `/${vhost}`;
+  let system;
+  try {
+    system = await launchSystem({
+      basePort,
+      env: {
+        MONGODB_URL,
+        MONGODB_DB_PREFIX: prefix,
+        AMQP_URL: amqpUrl.toString(),
+        ADMIN_API_TOKEN: adminToken,
+        INTERNAL_API_SECRET: internalSecret,
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+    });
+    return await fn({
+      system,
+      adminToken,
+      internalSecret,
+      simulator: system.urls['provider-simulator'],
+    });
+  } finally {
+    await system?.stop();
+    const connection = await mongoose.createConnection(MONGODB_URL).asPromise();
+    const { databases } = await connection.db.admin().listDatabases({ nameOnly: true });
+    for (const { name: db } of databases) {
+      if (db.startsWith(prefix)) await connection.useDb(db).dropDatabase();
+    }
+    await connection.close();
+    execFileSync('rabbitmqctl', ['delete_vhost', vhost], { stdio: 'ignore' });
+  }
+}
+
+module.exports = { createCaller, load, percentile, withBenchSystem };
