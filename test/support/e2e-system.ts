@@ -28,6 +28,8 @@ export interface E2eSystem {
   gateway: string;
   simulator: string;
   amqpUrl: string;
+  /** Each service's database is this prefix and its name. */
+  dbPrefix: string;
   adminToken: string;
   internalSecret: string;
   /** Every line the processes printed, prefixed with the service's name. */
@@ -117,6 +119,7 @@ export async function startE2eSystem(
     gateway,
     simulator: system.urls['provider-simulator'],
     amqpUrl: broker.url,
+    dbPrefix: prefix,
     adminToken,
     internalSecret,
     output,

@@ -35,8 +35,15 @@ export const MessagingSendCommandSchema = z
     /** The organization's plan as the gateway stated it: messaging owns no organizations. */
     plan: PlanSchema,
     plan_started_at: z.iso.datetime({ offset: true }),
+    /**
+     * The recipient: `phone` (resolved, created when new, within the contact quota) or
+     * `contact_id` (looked up). With both, the producer already holds the contact (a campaign
+     * reads its audience from contacts) and messaging asks contacts nothing.
+     */
     phone: PhoneSchema.optional(),
     contact_id: z.number().int().positive().optional(),
+    /** With `phone` and `contact_id`: the contact's name, for the conversation. */
+    contact_name: z.string().max(256).optional(),
     content: SendContentSchema,
     idempotency_key: z.string().min(1).max(200),
     campaign_id: z.number().int().positive().optional(),

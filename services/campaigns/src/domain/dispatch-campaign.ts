@@ -125,7 +125,10 @@ export async function dispatchCampaign(deps: CampaignsDeps, id: number): Promise
           company_id: campaign.company_id,
           plan: campaign.plan,
           plan_started_at: new Date(campaign.plan_started_at).toISOString(),
+          // The contact as the audience page gave it: messaging need not ask contacts again.
           contact_id: contact.id,
+          phone: contact.phone,
+          contact_name: contact.name,
           content: contentFor(campaign.message, filled.values),
           idempotency_key: key,
           campaign_id: id,

@@ -184,6 +184,26 @@ describe('messaging.send commands (issue 4 point 4)', () => {
     ).toHaveLength(1);
   });
 
+  test('when a command names both the contact and its phone, then it is sent as given without asking contacts', async () => {
+    const phone = uniquePhone();
+    // No contact has this id: a lookup would refuse the command, so a send proves none was made.
+    const body = command({ contact_id: 987_654_320, phone, contact_name: 'From the audience' });
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+    const sent = await waitFor(() =>
+      system.events.find(
+        (event) =>
+          event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
+      ),
+    );
+    expect((sent.data as { contact_id: number }).contact_id).toBe(987_654_320);
+    expect(await sentTo(phone)).toHaveLength(1);
+  });
+
   test('when a command names an unknown contact, then it is parked with the reason', async () => {
     const body = command({ contact_id: 987_654_321 });
     await system.publish(

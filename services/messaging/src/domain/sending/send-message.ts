@@ -50,7 +50,8 @@ export interface SendingDeps {
   logger: Logger;
 }
 
-export type Recipient = { phone: string } | { contact_id: number };
+/** A phone to resolve, a contact to look up, or a contact the producer already resolved. */
+export type Recipient = { phone: string } | { contact_id: number } | { contact: ContactRef };
 
 /** Content to send, or a file to upload to the provider first and the content that refers to it. */
 export type SendBody =
@@ -145,6 +146,7 @@ export function createSender(deps: SendingDeps) {
   }
 
   async function recipientOf(request: SendRequest): Promise<ContactRef> {
+    if ('contact' in request.recipient) return request.recipient.contact;
     if ('phone' in request.recipient) {
       const { organization } = request;
       return deps.contacts.resolve(organization.company_id, request.recipient.phone, {

@@ -26,9 +26,17 @@ export async function consumeSendCommands(
     QUEUES.messagingCommands,
     async (command, context) => {
       const recipient =
-        command.phone !== undefined
-          ? { phone: command.phone }
-          : { contact_id: command.contact_id! };
+        command.phone !== undefined && command.contact_id !== undefined
+          ? {
+              contact: {
+                id: command.contact_id,
+                phone: command.phone,
+                name: command.contact_name ?? command.phone,
+              },
+            }
+          : command.phone !== undefined
+            ? { phone: command.phone }
+            : { contact_id: command.contact_id! };
       const fingerprint = createHash('sha256')
         .update(JSON.stringify({ recipient, content: command.content }))
         .digest('hex');
