@@ -36,6 +36,15 @@ type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone'>
   campaign_id?: number | null;
 };
 
+/** What a send puts in `biz_opaque_callback_data`, which the provider echoes in its statuses. */
+export const callbackDataOf = (messageId: number): string => `sb:${messageId}`;
+
+/** The message id a status's `biz_opaque_callback_data` names, if it is ours. */
+export function messageIdOfCallbackData(value: unknown): number | undefined {
+  const match = typeof value === 'string' ? /^sb:(\d{1,15})$/.exec(value) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
 /** A message event of a campaign's message carries the campaign outside `data` (issue 7). */
 const ofCampaign = (event: BrokerEvent, message: Subject): BrokerEvent =>
   message.campaign_id ? { ...event, campaign_id: message.campaign_id } : event;

@@ -42,6 +42,7 @@ describe('sendMessageToPhoneNumber (spec §4.3)', () => {
       to: phone,
       type: 'text',
       text: { body: 'Hello Ana' },
+      biz_opaque_callback_data: `sb:${message_id}`,
     });
 
     const read = await waitFor(

@@ -3,7 +3,12 @@ import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { StoredMessageStatus } from '@switchboard/contracts';
 import type { DeliveryStatus, MessageStore } from '../../data-access/message-store';
 import type { KeyedLock } from '../keyed-lock';
-import { messageStatusUpdated, type EventIds } from '../message-events';
+import {
+  messageIdOfCallbackData,
+  messageSent,
+  messageStatusUpdated,
+  type EventIds,
+} from '../message-events';
 import { providerTime } from './receive-messages';
 
 export interface StatusDeps {
@@ -59,7 +64,9 @@ export async function recordStatuses(
     const status = typeof item.status === 'string' ? item.status : undefined;
     if (!wamid || !status) continue;
     if (!isDeliveryStatus(status)) continue; // e.g. `played` of a voice message
-    const message = await deps.messages.findByWamidKey(wamid);
+    const message =
+      (await deps.messages.findByWamidKey(wamid)) ??
+      (await adoptAcceptance(deps, event.company_id, item, wamid, now));
     if (!message) {
       unknown.push(wamid);
       continue;
@@ -87,4 +94,41 @@ export async function recordStatuses(
   if (unknown.length > 0) {
     throw new UnknownMessageError(`statuses for unknown messages: ${unknown.join(', ')}`);
   }
+}
+
+/**
+ * A status for a wamid we never stored, naming one of our pending messages in its
+ * `biz_opaque_callback_data`: the process that sent it died after the provider accepted it and
+ * before storing that. The acceptance is stored now, as the send would have, so a retry of the
+ * send finds the message sent and does not send it again.
+ */
+async function adoptAcceptance(
+  deps: StatusDeps,
+  company_id: number,
+  item: Loose,
+  wamid: string,
+  now: Date,
+) {
+  const id = messageIdOfCallbackData(item.biz_opaque_callback_data);
+  if (id === undefined) return null;
+  const adopted = await deps.lock(String(id), async () => {
+    const current = await deps.messages.findById(id);
+    if (!current || current.company_id !== company_id || current.direction !== 'outbound') {
+      return false;
+    }
+    if (current.status !== 'pending') return current.wamid === wamid;
+    const events = [
+      messageSent(deps.eventIds, current, wamid, now),
+      messageStatusUpdated(deps.eventIds, current, wamid, 'sent', null, now),
+    ];
+    await deps.messages.markAccepted(current, wamid, now, events);
+    deps.logger.warn(
+      { message_id: id, wamid },
+      'acceptance of an interrupted send taken from its status',
+    );
+    return true;
+  });
+  if (!adopted) return null;
+  deps.relay.relaySoon(deps.messages.outbox, String(id));
+  return deps.messages.findByWamidKey(wamid);
 }

@@ -19,7 +19,13 @@ import type { ContactRef, ContactsClient } from '../../outbound/contacts-client'
 import type { ChannelDirectory } from '../channel-directory';
 import type { KeyedLock } from '../keyed-lock';
 import { checkTemplateSendable } from '../templates/check-template-send';
-import { messageFailed, messageSent, messageStatusUpdated, type EventIds } from '../message-events';
+import {
+  callbackDataOf,
+  messageFailed,
+  messageSent,
+  messageStatusUpdated,
+  type EventIds,
+} from '../message-events';
 import {
   buildProviderMessage,
   checkLimits,
@@ -282,7 +288,12 @@ export function createSender(deps: SendingDeps) {
       throw error;
     }
 
-    const body = buildProviderMessage(contact.phone, content);
+    const body: Record<string, unknown> = {
+      ...buildProviderMessage(contact.phone, content),
+      // Echoed in the provider's status webhooks: if this process dies after the provider
+      // accepted the message but before storing that, the `sent` status still finds it.
+      biz_opaque_callback_data: callbackDataOf(id),
+    };
     const message: StoredMessage = {
       _id: String(id),
       id,
