@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Local infrastructure without Docker (docs/architecture.md §10):
 #   - RabbitMQ from the distribution's rabbitmq-server package (installed with apt when missing);
-#   - a MongoDB-wire-compatible document database: FerretDB with SQLite, built from infra/docdb.
+#   - a MongoDB-wire-compatible document database: FerretDB, built from infra/docdb, storing its
+#     data with SQLite (the default) or in a PostgreSQL cluster of its own under .data/postgresql
+#     (Debian's postgresql package, installed with apt when missing).
 # Usage: scripts/infra.sh up|down|status
 #   MONGODB_URL set -> the document database is external: not built, started or stopped here.
 #   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
 #   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports.
+#   DOCDB_BACKEND   -> sqlite or postgresql. Unset: what the running docdb uses, else sqlite.
+#                      The two keep separate data; switching needs `down` first.
 # Idempotent; needs no stdin. `down` stops only what this script started (pid file / marker).
 set -euo pipefail
 
@@ -14,8 +18,25 @@ DATA="$ROOT/.data"
 LOGS="$DATA/logs"
 DOCDB_SRC="$ROOT/infra/docdb"
 DOCDB_BIN="$DOCDB_SRC/bin/docdb"
-DOCDB_PID="$DATA/docdb.pid"
 DOCDB_PORT="${DOCDB_PORT:-27017}"
+# A docdb on another port keeps its own pid file, SQLite files and PostgreSQL database.
+if [ "$DOCDB_PORT" = 27017 ]; then
+  DOCDB_PID="$DATA/docdb.pid"
+  DOCDB_DATA="$DATA/docdb"
+else
+  DOCDB_PID="$DATA/docdb-$DOCDB_PORT.pid"
+  DOCDB_DATA="$DATA/docdb-$DOCDB_PORT"
+fi
+DOCDB_BACKEND="${DOCDB_BACKEND:-}"
+case "$DOCDB_BACKEND" in
+  "" | sqlite | postgresql) ;;
+  *) echo "infra: error: DOCDB_BACKEND must be sqlite or postgresql, not '$DOCDB_BACKEND'" >&2 && exit 1 ;;
+esac
+PG_ROOT="$DATA/postgresql" # owned by the user PostgreSQL runs as: data/, its log
+PG_DATA="$PG_ROOT/data"
+PG_PORT=5432 # names the socket file only: the cluster listens on no TCP port
+PG_DB="docdb_$DOCDB_PORT"
+PG_WAIT_S="${PG_WAIT_S:-60}"
 AMQP_PORT="${AMQP_PORT:-5672}"
 RABBIT_MARKER="$DATA/rabbitmq.pid" # OS pid of the RabbitMQ node this script started
 DOCDB_WAIT_S="${DOCDB_WAIT_S:-30}"
@@ -165,6 +186,126 @@ rabbit_status() {
   fi
 }
 
+# ---------------------------------------------------------------- PostgreSQL (DOCDB_BACKEND=postgresql)
+# A cluster of the project's own under .data/postgresql, reachable only through a Unix socket in a
+# directory closed to other users (no TCP port, so no clash with another cluster or checkout;
+# trust authentication is then safe). PostgreSQL refuses to run as root: as root it runs as the
+# `postgres` user the package creates, otherwise as the invoking user.
+
+if [ "$(id -u)" = 0 ]; then
+  PG_USER=postgres
+  as_pg() { (cd / && runuser -u postgres -- "$@"); }
+else
+  PG_USER=$(id -un)
+  as_pg() { "$@"; }
+fi
+
+# Unix socket paths are limited to 107 bytes: a deep checkout gets a short directory in /tmp.
+PG_SOCK_DIR="$PG_ROOT/run"
+if [ $((${#PG_SOCK_DIR} + 20)) -gt 100 ]; then
+  PG_SOCK_DIR="/tmp/docdb-pg-$(md5sum <<<"$PG_ROOT" | cut -c1-12)"
+fi
+PG_DOCDB_URL="postgres://postgres@/$PG_DB?host=$PG_SOCK_DIR&port=$PG_PORT"
+
+# bin directory of the cluster's PostgreSQL version (of the newest installed before initdb).
+pg_bindir() {
+  local version
+  if [ -s "$PG_DATA/PG_VERSION" ]; then
+    version=$(cat "$PG_DATA/PG_VERSION")
+    [ -x "/usr/lib/postgresql/$version/bin/pg_ctl" ] && echo "/usr/lib/postgresql/$version/bin"
+    return 0
+  fi
+  { find /usr/lib/postgresql -mindepth 3 -maxdepth 3 -path '*/bin/initdb' 2>/dev/null || true; } |
+    sort -V | tail -n 1 | xargs -r dirname
+}
+
+pg_running() { [ -s "$PG_DATA/PG_VERSION" ] && as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" status >/dev/null 2>&1; }
+
+pg_psql() { as_pg "$PG_BIN/psql" -X -q -h "$PG_SOCK_DIR" -p "$PG_PORT" -U postgres "$@" </dev/null; }
+
+pg_up() {
+  PG_BIN=$(pg_bindir)
+  if [ -z "$PG_BIN" ] && [ -s "$PG_DATA/PG_VERSION" ]; then
+    die "PostgreSQL $(cat "$PG_DATA/PG_VERSION") made .data/postgresql but is not installed; remove .data/postgresql to start afresh"
+  fi
+  if [ -z "$PG_BIN" ]; then
+    say "postgresql: installing Debian's postgresql package"
+    "${AS_ROOT[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null
+    # Its own cluster (main) may fail to start where there is no init system: not ours, unused.
+    "${AS_ROOT[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql </dev/null 9>&- ||
+      true
+    PG_BIN=$(pg_bindir)
+    [ -n "$PG_BIN" ] || die "apt-get could not install postgresql"
+  fi
+  if [ ! -s "$PG_DATA/PG_VERSION" ]; then
+    say "postgresql: creating a cluster in .data/postgresql"
+    mkdir -p "$PG_ROOT"
+    chown "$PG_USER:" "$PG_ROOT"
+    chmod 700 "$PG_ROOT"
+    as_pg test -w "$PG_ROOT" ||
+      die "user $PG_USER cannot write $PG_ROOT (is a parent directory closed to other users?)"
+    rm -rf "$PG_DATA"
+    if ! as_pg "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=trust -E UTF8 --no-locale \
+      >"$PG_ROOT/initdb.log" 2>&1; then
+      tail -n 20 "$PG_ROOT/initdb.log" >&2
+      die "initdb failed (log: .data/postgresql/initdb.log)"
+    fi
+  fi
+  if ! pg_running; then
+    say "postgresql: starting ($(basename "$(dirname "$PG_BIN")"), socket in $PG_SOCK_DIR)"
+    mkdir -p "$PG_SOCK_DIR"
+    chown "$PG_USER:" "$PG_SOCK_DIR"
+    chmod 700 "$PG_SOCK_DIR"
+    # synchronous_commit off: a crash of the machine may lose the last commits, never corrupts.
+    # 9>&- : the server must not inherit the lock descriptor.
+    if ! as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_ROOT/postgresql.log" -w -t "$PG_WAIT_S" \
+      -o "-c listen_addresses='' -c unix_socket_directories='$PG_SOCK_DIR' -c unix_socket_permissions=0700 -c port=$PG_PORT -c max_connections=200 -c synchronous_commit=off" \
+      start </dev/null >/dev/null 2>&1 9>&-; then
+      tail -n 20 "$PG_ROOT/postgresql.log" >&2 || true
+      die "postgresql did not start (log: .data/postgresql/postgresql.log)"
+    fi
+  fi
+  if [ "$(pg_psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$PG_DB'")" != 1 ]; then
+    pg_psql -d postgres -c "CREATE DATABASE \"$PG_DB\"" >/dev/null || die "cannot create database $PG_DB"
+    say "postgresql: database $PG_DB created"
+  fi
+}
+
+# Another docdb of this checkout (another DOCDB_PORT) running on the cluster?
+pg_in_use() {
+  local f pid
+  for f in "$DATA"/docdb*.pid; do
+    [ -s "$f" ] && [ "$f" != "$DOCDB_PID" ] || continue
+    pid=$(cat "$f")
+    [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$DOCDB_BIN" &&
+      tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "-backend postgresql" && return 0
+  done
+  return 1
+}
+
+# Stops the cluster unless another docdb of this checkout still uses it.
+pg_down() {
+  PG_BIN=$(pg_bindir)
+  [ -n "$PG_BIN" ] && pg_running || return 0
+  if pg_in_use; then
+    say "postgresql: still used by another docdb of this checkout, left running"
+    return 0
+  fi
+  say "postgresql: stopping"
+  as_pg "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 60 stop >/dev/null
+  say "postgresql stopped"
+}
+
+pg_status() {
+  PG_BIN=$(pg_bindir)
+  if [ -n "$PG_BIN" ] && pg_running; then
+    say "postgresql up    .data/postgresql (socket in $PG_SOCK_DIR)"
+  else
+    say "postgresql down  .data/postgresql"
+    return 1
+  fi
+}
+
 # ---------------------------------------------------------------- document database
 
 # Pid from the pid file, when that process is still our docdb binary.
@@ -176,12 +317,23 @@ docdb_pid() {
   echo "$pid"
 }
 
+# Backend of our running docdb.
+docdb_backend() {
+  local pid
+  pid=$(docdb_pid) || return 1
+  if tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "-backend postgresql"; then
+    echo postgresql
+  else
+    echo sqlite
+  fi
+}
+
 # Binary missing, or older than its sources?
 docdb_stale() {
   local f
   [ -x "$DOCDB_BIN" ] || return 0
-  for f in main.go go.mod go.sum; do
-    [ "$DOCDB_SRC/$f" -nt "$DOCDB_BIN" ] && return 0
+  for f in "$DOCDB_SRC"/*.go "$DOCDB_SRC/go.mod" "$DOCDB_SRC/go.sum"; do
+    [ "$f" -nt "$DOCDB_BIN" ] && return 0
   done
   return 1
 }
@@ -207,25 +359,44 @@ docdb_up() {
     say "docdb external ($(redact "$MONGODB_URL")), nothing to build or start"
     return 0
   fi
+  local running
   if probe 127.0.0.1 "$DOCDB_PORT"; then
-    if docdb_pid >/dev/null && docdb_stale; then
+    if ! running=$(docdb_backend); then
+      say "docdb already up on 127.0.0.1:$DOCDB_PORT (not started by this script)"
+      return 0
+    fi
+    if [ -n "$DOCDB_BACKEND" ] && [ "$DOCDB_BACKEND" != "$running" ]; then
+      die "docdb on 127.0.0.1:$DOCDB_PORT runs on $running; 'scripts/infra.sh down' first to switch to $DOCDB_BACKEND (each keeps its own data)"
+    fi
+    DOCDB_BACKEND=$running
+    [ "$running" = postgresql ] && pg_up # its cluster may have stopped on its own
+    if docdb_stale; then
       docdb_build # while the old one still serves
       say "docdb: infra/docdb changed since the running binary was built, restarting"
-      docdb_down
+      docdb_stop
     else
-      say "docdb already up on 127.0.0.1:$DOCDB_PORT"
+      say "docdb already up on 127.0.0.1:$DOCDB_PORT ($running)"
       return 0
     fi
   fi
+  DOCDB_BACKEND=${DOCDB_BACKEND:-sqlite}
   docdb_build
-  mkdir -p "$DATA/docdb" "$LOGS"
+  local args
+  if [ "$DOCDB_BACKEND" = postgresql ]; then
+    pg_up
+    args=(-backend postgresql -postgresql-url "$PG_DOCDB_URL")
+  else
+    mkdir -p "$DOCDB_DATA"
+    args=(-backend sqlite -data "$DOCDB_DATA")
+  fi
+  mkdir -p "$LOGS"
   # Keep one old log of at most 10 MB.
   if [ -f "$LOGS/docdb.log" ] && [ "$(wc -c <"$LOGS/docdb.log")" -gt 10485760 ]; then
     mv -f "$LOGS/docdb.log" "$LOGS/docdb.log.1"
   fi
-  say "docdb: starting on 127.0.0.1:$DOCDB_PORT"
+  say "docdb: starting on 127.0.0.1:$DOCDB_PORT ($DOCDB_BACKEND)"
   local started=$SECONDS pid
-  setsid nohup "$DOCDB_BIN" -listen "127.0.0.1:$DOCDB_PORT" -data "$DATA/docdb" \
+  setsid nohup "$DOCDB_BIN" -listen "127.0.0.1:$DOCDB_PORT" "${args[@]}" \
     </dev/null >>"$LOGS/docdb.log" 2>&1 9>&- &
   pid=$!
   echo "$pid" >"$DOCDB_PID"
@@ -242,7 +413,7 @@ docdb_up() {
     fi
     sleep 0.2
   done
-  say "docdb up on 127.0.0.1:$DOCDB_PORT (pid $pid)"
+  say "docdb up on 127.0.0.1:$DOCDB_PORT (pid $pid, $DOCDB_BACKEND)"
 }
 
 docdb_down() {
@@ -250,6 +421,12 @@ docdb_down() {
     say "docdb external, nothing to stop"
     return 0
   fi
+  docdb_stop
+  pg_down
+}
+
+# Stops our docdb (its PostgreSQL cluster, if any, stays up).
+docdb_stop() {
   local pid
   if ! pid=$(docdb_pid); then
     rm -f "$DOCDB_PID"
@@ -284,7 +461,12 @@ docdb_status() {
       return 1
     fi
   elif probe 127.0.0.1 "$DOCDB_PORT"; then
-    say "docdb    up       $LOCAL_MONGODB_URL"
+    local backend
+    backend=$(docdb_backend) || backend="not started by this script"
+    say "docdb    up       $LOCAL_MONGODB_URL ($backend)"
+    if [ "$backend" = postgresql ]; then
+      pg_status || return 1
+    fi
   else
     say "docdb    down     $LOCAL_MONGODB_URL"
     return 1

@@ -1,11 +1,13 @@
-// Command docdb runs FerretDB with its SQLite handler as a local, MongoDB-wire-compatible
-// server, so the project runs and tests on a machine where MongoDB cannot be installed.
+// Command docdb runs FerretDB as a local, MongoDB-wire-compatible server, so the project runs
+// and tests on a machine where MongoDB cannot be installed. FerretDB stores the data with its
+// SQLite handler (files under -data; the default) or its PostgreSQL handler (-backend
+// postgresql, a database given by -postgresql-url; see postgresql.go).
 //
 // FerretDB 1.x applies an update by reading the document, changing it in Go and writing it
-// back, with nothing held in between (FerretDB issue #3040). Concurrent `$inc`, `$push`,
-// conditional updates and upserts on one document therefore lose updates, which breaks the
-// single-document atomicity that MongoDB guarantees and our counters and quotas rely on
-// (docs/architecture.md §11). So docdb does not expose FerretDB directly: FerretDB listens on
+// back, with nothing held in between (FerretDB issue #3040), whichever the handler. Concurrent
+// `$inc`, `$push`, conditional updates and upserts on one document therefore lose updates, which
+// breaks the single-document atomicity that MongoDB guarantees and our counters and quotas rely
+// on (docs/architecture.md §11). So docdb does not expose FerretDB directly: FerretDB listens on
 // a private Unix socket and docdb proxies the wire protocol to it from the TCP address, letting
 // write commands into one collection through one at a time. Reads are not held back.
 package main
@@ -33,7 +35,12 @@ import (
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
-	dataDir := flag.String("data", ".data/docdb", "directory for the SQLite files")
+	backend := flag.String("backend", "sqlite", "FerretDB handler: sqlite or postgresql")
+	dataDir := flag.String("data", ".data/docdb", "directory for the SQLite files (sqlite)")
+	pgURL := flag.String("postgresql-url", "",
+		"database URL (postgresql), e.g. postgres://postgres@/docdb?host=/run/postgresql")
+	ginIndexes := flag.Bool("gin-indexes", true,
+		"give FerretDB's indexes GIN companions so that lookups use them (postgresql)")
 	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
 	flag.Parse()
 
@@ -43,12 +50,28 @@ func main() {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	dir, err := filepath.Abs(*dataDir)
-	if err != nil {
-		fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fatal(err)
+	cfg := &ferretdb.Config{Logger: logger, Handler: *backend}
+	var where string // for the log
+	switch *backend {
+	case "sqlite":
+		dir, err := filepath.Abs(*dataDir)
+		if err != nil {
+			fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			fatal(err)
+		}
+		cfg.SQLiteURL = "file:" + dir + "/"
+		where = dir
+	case "postgresql":
+		dbURL, err := withCustomPlans(*pgURL)
+		if err != nil {
+			fatal(err)
+		}
+		cfg.PostgreSQLURL = dbURL
+		where = redactURL(dbURL)
+	default:
+		fatal(fmt.Errorf("-backend must be sqlite or postgresql, got %q", *backend))
 	}
 
 	// First, so that a taken port fails before anything else is set up.
@@ -65,12 +88,17 @@ func main() {
 	defer os.RemoveAll(sockDir)
 	sock := filepath.Join(sockDir, "ferretdb.sock")
 
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{Unix: sock},
-		Logger:    logger,
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + dir + "/",
-	})
+	// Before FerretDB creates any table, so that the trigger sees every index. FerretDB itself
+	// connects only at the first command: an unreachable database must fail here instead.
+	if *backend == "postgresql" {
+		if err := preparePostgreSQL(cfg.PostgreSQLURL, *ginIndexes, logger); err != nil {
+			os.RemoveAll(sockDir)
+			fatal(err)
+		}
+	}
+
+	cfg.Listener = ferretdb.ListenerConfig{Unix: sock}
+	f, err := ferretdb.New(cfg)
 	if err != nil {
 		os.RemoveAll(sockDir)
 		fatal(err)
@@ -86,7 +114,7 @@ func main() {
 		ln.Close()
 	}()
 
-	logger.Info("docdb listening", "address", *listen, "data", dir)
+	logger.Info("docdb listening", "address", *listen, "backend", *backend, "data", where)
 	p := &proxy{ctx: ctx, upstream: sock, logger: logger}
 	for {
 		conn, err := ln.Accept()
