@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
 import { AudienceSchema } from './contacts-internal-api';
+import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
 import { TemplateLanguageSchema, TemplateNameSchema } from './templates-api';
 
@@ -162,17 +163,7 @@ export const SendCampaignRequestSchema = z
     campaing_id: PositiveIntegerSchema.optional(),
     campaign_id: PositiveIntegerSchema.optional(),
     data: z
-      .preprocess(
-        (value) => {
-          if (typeof value !== 'string') return value;
-          try {
-            return JSON.parse(value) as unknown;
-          } catch {
-            return value;
-          }
-        },
-        z.record(z.string(), z.unknown(), { error: 'must be an object' }),
-      )
+      .preprocess(fromJsonText, z.record(z.string(), z.unknown(), { error: 'must be an object' }))
       .default({}),
   })
   .refine((request) => request.campaing_id ?? request.campaign_id, {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
+import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
 
 // Message templates (spec §4.3 `getTemplates`, `createTemplate`, `uploadTemplateMedia`,
@@ -126,17 +127,7 @@ export type TemplateComponent = z.infer<typeof TemplateComponentSchema>;
 
 /** A list given as an array or as a JSON text of one (form posts). */
 const jsonList = <T extends z.ZodType>(item: T) =>
-  z.preprocess(
-    (value) => {
-      if (typeof value !== 'string') return value;
-      try {
-        return JSON.parse(value) as unknown;
-      } catch {
-        return value;
-      }
-    },
-    z.array(item, { error: 'must be a list of components' }),
-  );
+  z.preprocess(fromJsonText, z.array(item, { error: 'must be a list of components' }));
 
 export const CreateTemplateRequestSchema = z
   .object({
