@@ -450,4 +450,65 @@ describe('a send interrupted after the provider accepted it', () => {
     const stored = await org.api.get('getMessageStatus', { message_id: id });
     expect(stored.body).toMatchObject({ message_status: 'sent', message_wamid: wamid });
   });
+
+  test('when the process died between storing the wamid and the message, then the next status completes the acceptance', async () => {
+    const phone = uniquePhone();
+    const sent = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Half stored' });
+    const original = sent.body.message_id as number;
+    const db = system.stack.messaging.db;
+    const messages = db.collection<Record<string, unknown> & { _id: string }>('messages');
+    const doc = (await messages.findOne({ _id: String(original) }))!;
+    const id = original + 2_000_000;
+    const wamid = `wamid.HALF${id}`;
+    await messages.insertOne({
+      ...doc,
+      _id: String(id),
+      id,
+      status: 'pending',
+      wamid: `pending:${id}`,
+      status_times: {},
+      history: [],
+      statuses_seen: [],
+      pending_events: {},
+      pending_ids: [],
+      lease_until: new Date(Date.now() + 60_000),
+    });
+    // The first of the two writes of an acceptance: the wamid's key.
+    await db
+      .collection<Record<string, unknown> & { _id: string }>('wamid_keys')
+      .insertOne({ _id: wamid, message_id: id, company_id: org.company_id });
+    const status = {
+      id: `test:half:${id}`,
+      company_id: org.company_id,
+      inbound_event_id: 'test',
+      waba_id: '1',
+      field: 'messages',
+      value: {
+        messaging_product: 'whatsapp',
+        metadata: { phone_number_id: phoneNumberId, display_phone_number: '1' },
+        statuses: [
+          {
+            id: wamid,
+            status: 'delivered',
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            recipient_id: phone,
+          },
+        ],
+      },
+      received_at: new Date().toISOString(),
+    };
+    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, status, status.id);
+    await waitFor(() =>
+      system.events.find(
+        (event) =>
+          event.event === 'message_sent' &&
+          (event.data as { message_id: number }).message_id === id,
+      ),
+    );
+    const stored = await waitFor(async () => {
+      const answer = await org.api.get('getMessageStatus', { message_id: id });
+      return answer.body.message_status === 'delivered' ? answer.body : undefined;
+    });
+    expect(stored).toMatchObject({ message_wamid: wamid });
+  });
 });

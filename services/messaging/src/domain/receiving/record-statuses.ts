@@ -1,7 +1,7 @@
 import type { ProviderEventMessage } from '@switchboard/contracts';
 import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { StoredMessageStatus } from '@switchboard/contracts';
-import type { DeliveryStatus, MessageStore } from '../../data-access/message-store';
+import type { DeliveryStatus, MessageStore, StoredMessage } from '../../data-access/message-store';
 import type { KeyedLock } from '../keyed-lock';
 import {
   messageIdOfCallbackData,
@@ -79,17 +79,22 @@ export async function recordStatuses(
     const at = providerTime(item.timestamp, now);
     const moved = await deps.lock(message._id, async () => {
       // Read again under the lock: the status this change finds is the one it moves from.
-      const current = await deps.messages.findById(message.id);
+      let current = await deps.messages.findById(message.id);
       if (!current || current.statuses_seen.includes(status)) return false; // a repeat
-      // The send that owns a pending message stores its acceptance first; come back after it.
-      if (current.status === 'pending') return 'pending' as const;
+      if (current.status === 'pending') {
+        // Its wamid is stored but the message still pending: the process storing the acceptance
+        // died between the two writes (a live sender holds this lock while it writes them).
+        await acceptPending(deps, current, wamid, now);
+        current = await deps.messages.findById(message.id);
+        if (!current) return false;
+      }
       const moves = MOVES_FROM[status].includes(current.status);
       const events = [messageStatusUpdated(deps.eventIds, current, wamid, status, error, now)];
       await deps.messages.recordStatus(current.id, status, at, { moves, error }, now, events);
       return moves;
     });
-    if (moved === 'pending') unknown.push(wamid);
-    else if (moved) deps.relay.relaySoon(deps.messages.outbox, message._id);
+    // Also after an acceptance stored here, whose events wait in the outbox.
+    deps.relay.relaySoon(deps.messages.outbox, message._id);
   }
   if (unknown.length > 0) {
     throw new UnknownMessageError(`statuses for unknown messages: ${unknown.join(', ')}`);
@@ -117,18 +122,28 @@ async function adoptAcceptance(
       return false;
     }
     if (current.status !== 'pending') return current.wamid === wamid;
-    const events = [
-      messageSent(deps.eventIds, current, wamid, now),
-      messageStatusUpdated(deps.eventIds, current, wamid, 'sent', null, now),
-    ];
-    await deps.messages.markAccepted(current, wamid, now, events);
-    deps.logger.warn(
-      { message_id: id, wamid },
-      'acceptance of an interrupted send taken from its status',
-    );
+    await acceptPending(deps, current, wamid, now);
     return true;
   });
   if (!adopted) return null;
   deps.relay.relaySoon(deps.messages.outbox, String(id));
   return deps.messages.findByWamidKey(wamid);
+}
+
+/** Stores the acceptance an interrupted send did not, with the events the send would have written. */
+async function acceptPending(
+  deps: StatusDeps,
+  message: StoredMessage,
+  wamid: string,
+  now: Date,
+): Promise<void> {
+  const events = [
+    messageSent(deps.eventIds, message, wamid, now),
+    messageStatusUpdated(deps.eventIds, message, wamid, 'sent', null, now),
+  ];
+  await deps.messages.markAccepted(message, wamid, now, events);
+  deps.logger.warn(
+    { message_id: message.id, wamid },
+    'acceptance of an interrupted send taken from its status',
+  );
 }
