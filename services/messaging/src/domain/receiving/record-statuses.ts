@@ -77,7 +77,7 @@ export async function recordStatuses(
     }
     const error = status === 'failed' ? describeStatusError(item.errors) : null;
     const at = providerTime(item.timestamp, now);
-    const moved = await deps.lock(message._id, async () => {
+    await deps.lock(message._id, async () => {
       // Read again under the lock: the status this change finds is the one it moves from.
       let current = await deps.messages.findById(message.id);
       if (!current || current.statuses_seen.includes(status)) return false; // a repeat
