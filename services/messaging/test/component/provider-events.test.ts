@@ -390,62 +390,73 @@ describe('account and display-name decisions (issue 4 point 6)', () => {
   });
 });
 
+/**
+ * The state a process killed in the middle of a send leaves: a copy of a real sent message,
+ * still pending, its acceptance not stored. Answers the copy's id.
+ */
+async function pendingCopyOf(phone: string, text: string, offset: number): Promise<number> {
+  const sent = await org.api.post('sendMessageToPhoneNumber', { phone, message: text });
+  const original = sent.body.message_id as number;
+  const messages = system.stack.messaging.db.collection<Record<string, unknown> & { _id: string }>(
+    'messages',
+  );
+  const doc = (await messages.findOne({ _id: String(original) }))!;
+  const id = original + offset;
+  await messages.insertOne({
+    ...doc,
+    _id: String(id),
+    id,
+    status: 'pending',
+    wamid: `pending:${id}`,
+    status_times: {},
+    history: [],
+    statuses_seen: [],
+    pending_events: {},
+    pending_ids: [],
+    lease_until: new Date(Date.now() + 60_000),
+  });
+  return id;
+}
+
+/** One provider status for `wamid`, as inbound publishes it. */
+async function publishStatus(id: number, item: Record<string, unknown>): Promise<void> {
+  const status = {
+    id: `test:status:${id}`,
+    company_id: org.company_id,
+    inbound_event_id: 'test',
+    waba_id: '1',
+    field: 'messages',
+    value: {
+      messaging_product: 'whatsapp',
+      metadata: { phone_number_id: phoneNumberId, display_phone_number: '1' },
+      statuses: [{ timestamp: String(Math.floor(Date.now() / 1000)), ...item }],
+    },
+    received_at: new Date().toISOString(),
+  };
+  await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, status, status.id);
+}
+
+const messageSentFor = (id: number) =>
+  waitFor(() =>
+    system.events.find(
+      (event) =>
+        event.event === 'message_sent' && (event.data as { message_id: number }).message_id === id,
+    ),
+  );
+
 describe('a send interrupted after the provider accepted it', () => {
   test("when the provider's sent status names a pending message in biz_opaque_callback_data, then the acceptance is stored and the send is not repeated", async () => {
     const phone = uniquePhone();
-    const sent = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Original' });
-    const original = sent.body.message_id as number;
-    // The state a process killed between the provider's answer and storing it leaves: the
-    // message still pending, its wamid unknown here.
-    const messages = system.stack.messaging.db.collection<
-      Record<string, unknown> & { _id: string }
-    >('messages');
-    const doc = (await messages.findOne({ _id: String(original) }))!;
-    const id = original + 1_000_000;
-    await messages.insertOne({
-      ...doc,
-      _id: String(id),
-      id,
-      status: 'pending',
-      wamid: `pending:${id}`,
-      status_times: {},
-      history: [],
-      statuses_seen: [],
-      pending_events: {},
-      pending_ids: [],
-      lease_until: new Date(Date.now() + 60_000),
-    });
+    const id = await pendingCopyOf(phone, 'Original', 1_000_000);
     const wamid = `wamid.ADOPTED${id}`;
-    const status = {
-      id: `test:status:${id}`,
-      company_id: org.company_id,
-      inbound_event_id: 'test',
-      waba_id: '1',
-      field: 'messages',
-      value: {
-        messaging_product: 'whatsapp',
-        metadata: { phone_number_id: phoneNumberId, display_phone_number: '1' },
-        statuses: [
-          {
-            id: wamid,
-            status: 'sent',
-            timestamp: String(Math.floor(Date.now() / 1000)),
-            recipient_id: phone,
-            biz_opaque_callback_data: `sb:${id}`,
-          },
-        ],
-      },
-      received_at: new Date().toISOString(),
-    };
-    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, status, status.id);
+    await publishStatus(id, {
+      id: wamid,
+      status: 'sent',
+      recipient_id: phone,
+      biz_opaque_callback_data: `sb:${id}`,
+    });
 
-    const adopted = await waitFor(() =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_sent' &&
-          (event.data as { message_id: number }).message_id === id,
-      ),
-    );
+    const adopted = await messageSentFor(id);
     expect((adopted.data as { message_wamid: string }).message_wamid).toBe(wamid);
     const stored = await org.api.get('getMessageStatus', { message_id: id });
     expect(stored.body).toMatchObject({ message_status: 'sent', message_wamid: wamid });
@@ -453,58 +464,15 @@ describe('a send interrupted after the provider accepted it', () => {
 
   test('when the process died between storing the wamid and the message, then the next status completes the acceptance', async () => {
     const phone = uniquePhone();
-    const sent = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Half stored' });
-    const original = sent.body.message_id as number;
-    const db = system.stack.messaging.db;
-    const messages = db.collection<Record<string, unknown> & { _id: string }>('messages');
-    const doc = (await messages.findOne({ _id: String(original) }))!;
-    const id = original + 2_000_000;
+    const id = await pendingCopyOf(phone, 'Half stored', 2_000_000);
     const wamid = `wamid.HALF${id}`;
-    await messages.insertOne({
-      ...doc,
-      _id: String(id),
-      id,
-      status: 'pending',
-      wamid: `pending:${id}`,
-      status_times: {},
-      history: [],
-      statuses_seen: [],
-      pending_events: {},
-      pending_ids: [],
-      lease_until: new Date(Date.now() + 60_000),
-    });
     // The first of the two writes of an acceptance: the wamid's key.
-    await db
+    await system.stack.messaging.db
       .collection<Record<string, unknown> & { _id: string }>('wamid_keys')
       .insertOne({ _id: wamid, message_id: id, company_id: org.company_id });
-    const status = {
-      id: `test:half:${id}`,
-      company_id: org.company_id,
-      inbound_event_id: 'test',
-      waba_id: '1',
-      field: 'messages',
-      value: {
-        messaging_product: 'whatsapp',
-        metadata: { phone_number_id: phoneNumberId, display_phone_number: '1' },
-        statuses: [
-          {
-            id: wamid,
-            status: 'delivered',
-            timestamp: String(Math.floor(Date.now() / 1000)),
-            recipient_id: phone,
-          },
-        ],
-      },
-      received_at: new Date().toISOString(),
-    };
-    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, status, status.id);
-    await waitFor(() =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_sent' &&
-          (event.data as { message_id: number }).message_id === id,
-      ),
-    );
+    await publishStatus(id, { id: wamid, status: 'delivered', recipient_id: phone });
+
+    await messageSentFor(id);
     const stored = await waitFor(async () => {
       const answer = await org.api.get('getMessageStatus', { message_id: id });
       return answer.body.message_status === 'delivered' ? answer.body : undefined;
