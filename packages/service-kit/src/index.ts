@@ -13,3 +13,4 @@ export * from './periodic-job';
 export * from './url-policy';
 export * from './service-runtime';
 export * from './telemetry';
+export * from './trace-context';

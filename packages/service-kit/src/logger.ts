@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
+import { activeTraceFields } from './trace-context';
 
 export type { Logger };
 
@@ -37,6 +38,8 @@ export function createLogger(
       base: { service },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // Every line written inside a span names its trace, to find the trace of a log line and back.
+      mixin: activeTraceFields,
     },
     destination,
   );

@@ -2,6 +2,7 @@ import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import CircuitBreaker from 'opossum';
 import type { Logger } from './logger';
 import { currentServiceMetrics, type OutboundOutcome, type ServiceMetrics } from './metrics';
+import { withheldTraceContext } from './trace-context';
 
 export type OutboundFailureKind = 'timeout' | 'unreachable' | 'circuit_open';
 
@@ -44,6 +45,11 @@ export interface OutboundClientOptions {
    * customer endpoint) should share one label, so that the series stay few.
    */
   metricsLabel?: string;
+  /**
+   * A remote outside Switchboard (the provider, a customer): calls are traced here but carry no
+   * `traceparent`, so that our trace ids do not leave. Default false: internal calls propagate.
+   */
+  outsideRemote?: boolean;
 }
 
 export interface OutboundClient {
@@ -97,7 +103,8 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     async request<T>(config: AxiosRequestConfig): Promise<AxiosResponse<T>> {
       const started = performance.now();
       try {
-        const response = (await breaker.fire(config)) as AxiosResponse<T>;
+        const fire = () => breaker.fire(config) as Promise<AxiosResponse<T>>;
+        const response = await (options.outsideRemote ? withheldTraceContext(fire) : fire());
         observe(statusClass(response.status), started);
         return response;
       } catch (error) {

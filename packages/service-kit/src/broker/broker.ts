@@ -6,6 +6,7 @@ import { ConfirmPublisher, jsonMessage } from './confirm-publisher';
 import { Consumer, type Subscription } from './consumer';
 import { PublishError } from './errors';
 import { WakeablePauses, withTimeout } from './timing';
+import { SpanKind, currentTraceCarrier, inSpan } from '../trace-context';
 import type {
   BrokerEvents,
   BrokerOptions,
@@ -78,16 +79,31 @@ export class Broker extends EventEmitter<BrokerEvents> {
   /**
    * Publishes JSON, persistent and mandatory; resolves once the broker has confirmed it and
    * rejects with a PublishError when it is unroutable, not confirmed, or no connection comes
-   * back within `publishTimeoutMs`.
+   * back within `publishTimeoutMs`. The publish is a producer span of the active trace, whose
+   * context travels in the message's headers (`traceparent`) to the consumer.
    */
-  async publish(
+  publish(
     exchange: string,
     routingKey: string,
     body: unknown,
     options: PublishOptions,
   ): Promise<void> {
-    const { content, properties } = jsonMessage(body, options);
-    await this.publishConfirmed(exchange, routingKey, content, properties);
+    const attributes = {
+      'messaging.system': 'rabbitmq',
+      'messaging.operation.type': 'send',
+      'messaging.destination.name': exchange || '(default)',
+      'messaging.rabbitmq.destination.routing_key': routingKey,
+      'messaging.message.id': options.messageId,
+    };
+    return inSpan(
+      `${exchange || '(default)'} publish`,
+      { kind: SpanKind.PRODUCER, attributes },
+      async () => {
+        const headers = { ...options.headers, ...currentTraceCarrier() };
+        const { content, properties } = jsonMessage(body, { ...options, headers });
+        await this.publishConfirmed(exchange, routingKey, content, properties);
+      },
+    );
   }
 
   /**

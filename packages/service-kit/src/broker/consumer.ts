@@ -9,6 +9,8 @@ import {
   originalRoutingKey,
 } from './message-properties';
 import type { BrokerEvents, ConsumeOptions, MessageHandler, MessageOutcome } from './types';
+import { SpanKind, SpanStatusCode, contextFromHeaders, inSpan } from '../trace-context';
+import type { Span } from '@opentelemetry/api';
 
 export interface ConsumerDeps {
   logger: Logger;
@@ -146,7 +148,32 @@ export class Consumer<T> implements Subscription {
     this.inFlight.add(work);
   }
 
-  private async settle(channel: Channel, message: ConsumeMessage): Promise<void> {
+  /**
+   * Handles one delivery in a consumer span that continues the trace its publisher put in the
+   * headers (a retried copy keeps them, so every attempt joins the same trace).
+   */
+  private settle(channel: Channel, message: ConsumeMessage): Promise<void> {
+    const attributes: Record<string, string | number> = {
+      'messaging.system': 'rabbitmq',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': this.queue,
+      'messaging.rabbitmq.destination.routing_key': originalRoutingKey(message),
+    };
+    if (typeof message.properties.messageId === 'string') {
+      attributes['messaging.message.id'] = message.properties.messageId;
+    }
+    return inSpan(
+      `${this.queue} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent: contextFromHeaders(message.properties.headers ?? {}),
+        attributes,
+      },
+      (span) => this.settleIn(span, channel, message),
+    );
+  }
+
+  private async settleIn(span: Span, channel: Channel, message: ConsumeMessage): Promise<void> {
     const attempt = attemptsMade(message) + 1;
     const messageId: unknown = message.properties.messageId;
     const report: MessageOutcome = {
@@ -171,6 +198,13 @@ export class Consumer<T> implements Subscription {
           })
         : { action: 'park', reason: 'missing messageId' };
     const log = this.deps.logger.child({ queue: this.queue, messageId: report.messageId, attempt });
+    span.setAttribute('messaging.rabbitmq.attempt', attempt);
+    if (outcome.action !== 'ack') {
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: `${outcome.action}: ${outcome.reason}`,
+      });
+    }
 
     if (outcome.action === 'ack') {
       if (this.ack(channel, message, log)) this.deps.report('message:acked', report);

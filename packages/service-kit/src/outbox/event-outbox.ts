@@ -1,5 +1,6 @@
 import mongoose, { Schema, type Model } from 'mongoose';
 import type { BrokerEvent } from '@switchboard/contracts';
+import { currentTraceCarrier, type TraceCarrier } from '../trace-context';
 
 /**
  * Events waiting to be published, kept on the record they belong to (ARCHITECTURE §6): written in
@@ -9,8 +10,30 @@ import type { BrokerEvent } from '@switchboard/contracts';
  * document database does without reading the whole collection.
  */
 export interface OutboxFields {
-  pending_events: Record<string, BrokerEvent>;
+  pending_events: Record<string, PendingEvent>;
   pending_ids: string[];
+}
+
+/**
+ * An event as it waits in an outbox: with the trace context of the write that made it (when
+ * tracing is on), so that the relay publishes it in that trace, also after a restart.
+ */
+export type PendingEvent<E extends BrokerEvent = BrokerEvent> = E & {
+  trace_context?: TraceCarrier;
+};
+
+/** `event` as it is stored: with the active trace context, if there is one. */
+export function withTraceContext<E extends BrokerEvent>(event: E): PendingEvent<E> {
+  const carrier = currentTraceCarrier();
+  return carrier ? { ...event, trace_context: carrier } : event;
+}
+
+/** The event to publish and the trace context it was written in. */
+export function splitPending<E extends BrokerEvent>(
+  pending: PendingEvent<E>,
+): { event: E; traceContext: TraceCarrier | undefined } {
+  const { trace_context: traceContext, ...event } = pending;
+  return { event: event as unknown as E, traceContext };
 }
 
 export const outboxSchemaFields = {
@@ -21,24 +44,26 @@ export const outboxSchemaFields = {
 /** The outbox fields of a new document holding `events`. */
 export function newOutbox(events: BrokerEvent[]): OutboxFields {
   return {
-    pending_events: Object.fromEntries(events.map((event) => [event.id, event])),
+    pending_events: Object.fromEntries(events.map((event) => [event.id, withTraceContext(event)])),
     pending_ids: events.map((event) => event.id),
   };
 }
 
 /** The `$set` and `$addToSet` parts that add `events` to a document's outbox in an update. */
 export function addToOutbox(events: BrokerEvent[]): {
-  set: Record<string, BrokerEvent>;
+  set: Record<string, PendingEvent>;
   addToSet: { pending_ids: { $each: string[] } } | Record<string, never>;
 } {
   return {
-    set: Object.fromEntries(events.map((event) => [`pending_events.${event.id}`, event])),
+    set: Object.fromEntries(
+      events.map((event) => [`pending_events.${event.id}`, withTraceContext(event)]),
+    ),
     addToSet: events.length > 0 ? { pending_ids: { $each: events.map((event) => event.id) } } : {},
   };
 }
 
 /** Pending events in the order they were written. */
-export function pendingInOrder(doc: Partial<OutboxFields>): BrokerEvent[] {
+export function pendingInOrder(doc: Partial<OutboxFields>): PendingEvent[] {
   return Object.values(doc.pending_events ?? {}).sort((a, b) =>
     a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0,
   );
@@ -48,8 +73,8 @@ export function pendingInOrder(doc: Partial<OutboxFields>): BrokerEvent[] {
 export interface OutboxSource {
   readonly name: string;
   /** Documents with pending events (ids and events only), at most `limit`. */
-  withPending(limit: number): Promise<{ _id: string; events: BrokerEvent[] }[]>;
-  pendingOf(id: string): Promise<BrokerEvent[]>;
+  withPending(limit: number): Promise<{ _id: string; events: PendingEvent[] }[]>;
+  pendingOf(id: string): Promise<PendingEvent[]>;
   /** Clears published events, in one write. */
   clear(id: string, eventIds: string[]): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { BrokerEvent } from '@switchboard/contracts';
 import type { Logger } from '../logger';
-import type { OutboxSource } from './event-outbox';
+import { runInTraceContext } from '../trace-context';
+import { splitPending, type OutboxSource } from './event-outbox';
 
 export interface EventRelayOptions {
   sources: OutboxSource[];
@@ -19,7 +20,7 @@ export interface EventRelayOptions {
  * An event is cleared only after the broker confirmed it, so a crash in between publishes it
  * again (at least once; consumers deduplicate on the event id, which is the message id). Right
  * after a write its events go out at once; a periodic sweep picks up what a failed publish or a
- * dead process left.
+ * dead process left. Each event is published in the trace context stored with it.
  */
 export function createEventRelay(options: EventRelayOptions) {
   const log = options.logger.child({ component: 'event-relay' });
@@ -32,8 +33,10 @@ export function createEventRelay(options: EventRelayOptions) {
   async function relayRecord(source: OutboxSource, id: string): Promise<void> {
     const published: string[] = [];
     try {
-      for (const event of await source.pendingOf(id)) {
-        await options.publish(event);
+      for (const pending of await source.pendingOf(id)) {
+        // In the trace of the write that stored it, whenever and by whichever process it goes out.
+        const { event, traceContext } = splitPending(pending);
+        await runInTraceContext(traceContext, () => options.publish(event));
         published.push(event.id);
       }
     } finally {

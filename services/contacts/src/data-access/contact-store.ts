@@ -1,8 +1,14 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
 import { SUBSCRIPTION_STATUSES, type BrokerEvent, type Subscription } from '@switchboard/contracts';
+import type { PendingEvent as OutboxEvent } from '@switchboard/service-kit';
 
-/** A reserved event waiting to be published, kept on its contact (the outbox, ARCHITECTURE §6). */
-export type PendingEvent = Extract<BrokerEvent, { event: 'contact_created' | 'contact_updated' }>;
+/**
+ * A reserved event waiting to be published, kept on its contact (the outbox, ARCHITECTURE §6),
+ * with the trace context it was written in.
+ */
+export type PendingEvent = OutboxEvent<
+  Extract<BrokerEvent, { event: 'contact_created' | 'contact_updated' }>
+>;
 
 export interface StoredContact {
   id: number;

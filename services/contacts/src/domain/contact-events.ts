@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { withTraceContext } from '@switchboard/service-kit';
 import type { PendingEvent, StoredContact } from '../data-access/contact-store';
 
 export type ContactEventName = PendingEvent['event'];
@@ -23,7 +24,7 @@ export function contactEvent(
   contact: EventSubject,
   now: Date,
 ): PendingEvent {
-  return {
+  return withTraceContext({
     id: randomUUID(),
     event,
     timestamp: now.toISOString(),
@@ -35,7 +36,7 @@ export function contactEvent(
       email: contact.email ?? null,
       company_id: contact.company_id,
     },
-  };
+  });
 }
 
 /** Pending events in the order they were written. */

@@ -1,4 +1,4 @@
-import type { Logger } from '@switchboard/service-kit';
+import { runInTraceContext, splitPending, type Logger } from '@switchboard/service-kit';
 import type { ContactStore, PendingEvent } from '../data-access/contact-store';
 import { contactEvent, pendingInOrder, type ContactEventOutbox } from './contact-events';
 
@@ -37,8 +37,10 @@ export function createContactEventRelay(options: ContactEventRelayOptions): Cont
   async function relayContact(company_id: number, id: number): Promise<void> {
     const contact = await store.findById(company_id, id);
     if (!contact) return;
-    for (const event of pendingInOrder(contact)) {
-      await publish(event);
+    for (const pending of pendingInOrder(contact)) {
+      // Published in the trace of the write that stored it.
+      const { event, traceContext } = splitPending(pending);
+      await runInTraceContext(traceContext, () => publish(event));
       await store.clearPendingEvent(company_id, id, event.id);
     }
   }

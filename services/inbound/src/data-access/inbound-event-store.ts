@@ -1,5 +1,6 @@
 import { Schema, trusted, type Connection } from 'mongoose';
 import type { ProviderRoutingKey } from '@switchboard/contracts';
+import type { TraceCarrier } from '@switchboard/service-kit';
 
 export interface PendingPublication {
   message_id: string;
@@ -23,6 +24,8 @@ export interface InboundEvent {
   pending: PendingPublication[];
   received_at: Date;
   published_at: Date | null;
+  /** The trace of the webhook's arrival, continued by its publication (when tracing is on). */
+  trace_context?: TraceCarrier;
 }
 
 const inboundEventSchema = new Schema<InboundEvent>(
@@ -36,6 +39,7 @@ const inboundEventSchema = new Schema<InboundEvent>(
     pending: { type: Schema.Types.Mixed, default: [] },
     received_at: { type: Date, required: true },
     published_at: { type: Date, default: null },
+    trace_context: { type: Schema.Types.Mixed },
   },
   { collection: 'inbound_events', versionKey: false },
 );

@@ -4,6 +4,7 @@ import {
   routeProviderChange,
   type InboundChannel,
 } from '@switchboard/contracts';
+import { currentTraceCarrier, type TraceCarrier } from '@switchboard/service-kit';
 import type {
   InboundEvent,
   InboundEventStore,
@@ -25,6 +26,11 @@ export function publicationsOf(eventId: string, payload: unknown): PendingPublic
       })),
     ),
   );
+}
+
+function traceContextField(): { trace_context?: TraceCarrier } {
+  const carrier = currentTraceCarrier();
+  return carrier ? { trace_context: carrier } : {};
 }
 
 /**
@@ -57,5 +63,6 @@ export async function acceptWebhook(
     pending,
     received_at: now,
     published_at: reason || pending.length === 0 ? now : null,
+    ...traceContextField(),
   });
 }

@@ -1,5 +1,5 @@
 import { EXCHANGES, type ProviderEventMessage } from '@switchboard/contracts';
-import type { Broker } from '@switchboard/service-kit';
+import { runInTraceContext, type Broker } from '@switchboard/service-kit';
 import type { InboundEvent, InboundEventStore } from '../data-access/inbound-event-store';
 
 /**
@@ -12,6 +12,12 @@ export async function publishEvent(
   event: InboundEvent,
   now = new Date(),
 ): Promise<void> {
+  // In the trace of the webhook's arrival, also when the relay job publishes it later.
+  await runInTraceContext(event.trace_context, () => publishPending(broker, event));
+  await store.markPublished(event._id, now);
+}
+
+async function publishPending(broker: Broker, event: InboundEvent): Promise<void> {
   for (const item of event.pending) {
     const message: ProviderEventMessage = {
       id: item.message_id,
@@ -26,5 +32,4 @@ export async function publishEvent(
       messageId: item.message_id,
     });
   }
-  await store.markPublished(event._id, now);
 }

@@ -122,6 +122,9 @@ export function createCloudApi(options: { logger: Logger; timeoutMs: number }) {
       baseURL: `${channel.provider_base_url.replace(/\/+$/, '')}/${channel.api_version}`,
       timeoutMs: options.timeoutMs,
       logger: options.logger,
+      // One metrics series for every organization's channel, not one per organization.
+      metricsLabel: 'cloud-api',
+      outsideRemote: true,
       // The provider failing, not our request: 5xx trip the breaker, 4xx never do.
       countsAsFailure: (status) => status >= 500,
     });

@@ -8,6 +8,7 @@ import { WEBHOOK_RESPONSE_BODY_LIMIT_BYTES } from '@switchboard/contracts';
 import {
   OutboundError,
   createOutboundClient,
+  withheldTraceContext,
   type Logger,
   type OutboundClient,
 } from '@switchboard/service-kit';
@@ -187,9 +188,12 @@ export function createWebhookHttpClient(options: WebhookHttpClientOptions) {
       timeout: request.timeoutMs,
     };
     try {
-      const response: AxiosResponse<Readable> = request.bypassBreaker
-        ? await unguarded.request(config)
-        : await breakerFor(request.endpoint).request(config);
+      // Traced as a client span of the delivery, but the customer gets no `traceparent` of ours.
+      const response: AxiosResponse<Readable> = await withheldTraceContext(() =>
+        request.bypassBreaker
+          ? unguarded.request(config)
+          : breakerFor(request.endpoint).request(config),
+      );
       stream = response.data;
       if (timedOut) stream.destroy();
       const read = await readCapped(stream, WEBHOOK_RESPONSE_BODY_LIMIT_BYTES);

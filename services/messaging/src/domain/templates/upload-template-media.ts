@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { lookup } from 'node:dns/promises';
 import { TEMPLATE_MEDIA_RULES, type TemplateMediaType } from '@switchboard/contracts';
-import { AppError, urlPolicyViolation } from '@switchboard/service-kit';
+import { AppError, urlPolicyViolation, withheldTraceContext } from '@switchboard/service-kit';
 import type { MediaUpload } from '../../outbound/cloud-api';
 import type { TemplateDeps } from './manage-templates';
 import { providerError } from './manage-templates';
@@ -51,13 +51,16 @@ export async function fetchTemplateMedia(
   if (violation) throw new AppError('validation_failed', `url: ${violation}`);
   let response;
   try {
-    response = await axios.get<ArrayBuffer>(url, {
-      responseType: 'arraybuffer',
-      timeout: FETCH_TIMEOUT_MS,
-      maxContentLength: policy.maxBytes,
-      maxRedirects: 0,
-      validateStatus: () => true,
-    });
+    // The customer's server gets no trace context of ours.
+    response = await withheldTraceContext(() =>
+      axios.get<ArrayBuffer>(url, {
+        responseType: 'arraybuffer',
+        timeout: FETCH_TIMEOUT_MS,
+        maxContentLength: policy.maxBytes,
+        maxRedirects: 0,
+        validateStatus: () => true,
+      }),
+    );
   } catch (error) {
     const tooLarge = /maxContentLength/i.test(String((error as Error).message));
     throw tooLarge

@@ -1,0 +1,151 @@
+// Tracing across services (issue 9 point 5): every service as its own process exports to a local
+// OTLP/HTTP receiver; one send is one trace from the gateway to the customer's endpoint.
+import { SendMessageResponseSchema, WebhookResponseSchema } from '@switchboard/contracts';
+import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
+import { jsonBody } from '../support/test-infra';
+import {
+  SPAN_KIND,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../support/otlp-receiver';
+import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
+
+jest.setTimeout(120_000);
+
+let e2e: E2eSystem;
+let otlp: OtlpReceiver;
+let customer: Receiver;
+
+beforeAll(async () => {
+  otlp = await startOtlpReceiver();
+  customer = await startReceiver();
+  e2e = await startE2eSystem('e2etrace', {
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    // Spans leave each process within a fraction of a second, so the waits below stay short.
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    EMIT_RESERVED_EVENTS: 'true',
+    LOG_LEVEL: 'info',
+  });
+});
+
+afterAll(async () => {
+  await e2e?.stop();
+  await customer?.close();
+  await otlp?.close();
+});
+
+const portOf = (url: string) => Number(new URL(url).port);
+
+/** The first span of `trace` matching `test`; undefined until it has arrived. */
+function find(trace: string, test: (span: ReceivedSpan) => boolean): ReceivedSpan | undefined {
+  return otlp.spans.find((span) => span.traceId === trace && test(span));
+}
+
+test('when a message is sent through the gateway, then the gateway, messaging, the provider call, the broker, webhooks and the POST to the customer share one trace, and log lines name it', async () => {
+  const org = await e2e.createOrganization('Traced Co', 'standard');
+  const hook = await fetch(`${e2e.gateway}/developer/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      token: org.token,
+      name: 'Traced',
+      url: customer.url,
+      events: ['message_sent', 'contact_created'],
+    }),
+  });
+  expect(hook.status).toBe(201);
+  customer.trust(WebhookResponseSchema.parse(await jsonBody(hook)).webhook.secret);
+
+  const sent = await e2e.api(org.token).post('sendMessageToPhoneNumber', {
+    phone: '393471239901',
+    message: 'Traced hello',
+  });
+  expect(sent.status).toBe(200);
+  const { message_id } = SendMessageResponseSchema.parse(sent.body);
+
+  // The trace is the one of the gateway's server span for this request.
+  const entry = await until(
+    async () =>
+      otlp.spans.find(
+        (span) =>
+          span.service === 'gateway' &&
+          span.kind === SPAN_KIND.server &&
+          span.attributes['url.path'] === '/api/svc/sendMessageToPhoneNumber',
+      ),
+    'the gateway span of the send',
+  );
+  const trace = entry.traceId;
+
+  const delivered = (event: string) =>
+    customer.requests.find((request) => request.headers['x-webhook-event'] === event);
+  const posts = await until(async () => {
+    const sentPost = delivered('message_sent');
+    const createdPost = delivered('contact_created');
+    return sentPost && createdPost ? { sentPost, createdPost } : undefined;
+  }, 'message_sent and contact_created at the customer endpoint');
+  expect(JSON.parse(posts.sentPost.body.toString()).data.message_id).toBe(message_id);
+  // Our trace context stays home: the customer's endpoint is outside Switchboard.
+  expect(posts.sentPost.headers.traceparent).toBeUndefined();
+  expect(posts.createdPost.headers.traceparent).toBeUndefined();
+
+  const customerPort = portOf(customer.url);
+  const expected: Record<string, (span: ReceivedSpan) => boolean> = {
+    'messaging serves the send': (s) =>
+      s.service === 'messaging' &&
+      s.kind === SPAN_KIND.server &&
+      s.attributes['url.path'] === '/api/svc/sendMessageToPhoneNumber',
+    'messaging calls the provider': (s) =>
+      s.service === 'messaging' &&
+      s.kind === SPAN_KIND.client &&
+      s.attributes['server.port'] === portOf(e2e.simulator),
+    'messaging asks contacts': (s) => s.service === 'contacts' && s.kind === SPAN_KIND.server,
+    'messaging publishes message_sent': (s) =>
+      s.service === 'messaging' &&
+      s.kind === SPAN_KIND.producer &&
+      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'message_sent',
+    'contacts publishes contact_created from its outbox': (s) =>
+      s.service === 'contacts' &&
+      s.kind === SPAN_KIND.producer &&
+      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'contact_created',
+    'webhooks consumes the event': (s) =>
+      s.service === 'webhooks' &&
+      s.kind === SPAN_KIND.consumer &&
+      s.attributes['messaging.destination.name'] === 'webhooks.events',
+    'webhooks queues the delivery': (s) =>
+      s.service === 'webhooks' &&
+      s.kind === SPAN_KIND.producer &&
+      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'webhooks.deliveries',
+    'webhooks consumes the delivery': (s) =>
+      s.service === 'webhooks' &&
+      s.kind === SPAN_KIND.consumer &&
+      s.attributes['messaging.destination.name'] === 'webhooks.deliveries',
+    'webhooks POSTs to the customer': (s) =>
+      s.service === 'webhooks' &&
+      s.kind === SPAN_KIND.client &&
+      s.attributes['server.port'] === customerPort,
+  };
+  const missing = () =>
+    Object.entries(expected)
+      .filter(([, test]) => !find(trace, test))
+      .map(([what]) => what);
+  await until(async () => (missing().length === 0 ? true : undefined), 'every span', 15_000).catch(
+    () => undefined,
+  );
+  expect(missing()).toEqual([]);
+  // Two customer POSTs (message_sent and contact_created), both in the trace of the send.
+  expect(
+    otlp.spans.filter(
+      (s) =>
+        s.traceId === trace &&
+        s.kind === SPAN_KIND.client &&
+        s.attributes['server.port'] === customerPort,
+    ),
+  ).toHaveLength(2);
+
+  // Log lines written while handling the send name its trace, in the gateway and in messaging.
+  const named = e2e.output.filter((line) => line.includes(`"trace_id":"${trace}"`));
+  const services = [...new Set(named.map((line) => line.split(':')[0]))];
+  expect(services).toEqual(expect.arrayContaining(['gateway', 'messaging']));
+});
