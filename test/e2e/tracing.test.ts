@@ -149,3 +149,53 @@ test('when a message is sent through the gateway, then the gateway, messaging, t
   const services = [...new Set(named.map((line) => line.split(':')[0]))];
   expect(services).toEqual(expect.arrayContaining(['gateway', 'messaging']));
 });
+
+test('when the provider reports a status, then one trace follows it from inbound through the broker and messaging to the POST to the customer', async () => {
+  const org = await e2e.createOrganization('Status Trace Co', 'standard');
+  const hook = await fetch(`${e2e.gateway}/developer/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      token: org.token,
+      name: 'Statuses',
+      url: customer.url,
+      events: ['message_status_updated'],
+    }),
+  });
+  expect(hook.status).toBe(201);
+  customer.trust(WebhookResponseSchema.parse(await jsonBody(hook)).webhook.secret);
+  const sent = await e2e.api(org.token).post('sendMessageToPhoneNumber', {
+    phone: '393471239902',
+    message: 'Status please',
+  });
+  expect(sent.status).toBe(200);
+
+  const customerPort = portOf(customer.url);
+  const steps: ((span: ReceivedSpan) => boolean)[] = [
+    (s) => s.service === 'inbound' && s.kind === SPAN_KIND.server,
+    (s) =>
+      s.service === 'inbound' &&
+      s.kind === SPAN_KIND.producer &&
+      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'provider.status',
+    (s) =>
+      s.service === 'messaging' &&
+      s.kind === SPAN_KIND.consumer &&
+      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'provider.status',
+    (s) =>
+      s.service === 'messaging' &&
+      s.kind === SPAN_KIND.producer &&
+      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'message_status_updated',
+    (s) =>
+      s.service === 'webhooks' &&
+      s.kind === SPAN_KIND.client &&
+      s.attributes['server.port'] === customerPort,
+  ];
+  // Each status webhook of the provider starts its own trace; one of them reaches the customer.
+  const complete = await until(async () => {
+    const inboundTraces = new Set(
+      otlp.spans.filter((s) => s.service === 'inbound').map((s) => s.traceId),
+    );
+    return [...inboundTraces].find((trace) => steps.every((step) => find(trace, step)));
+  }, 'a status traced from inbound to the customer');
+  expect(complete).toMatch(/^[0-9a-f]{32}$/);
+});
