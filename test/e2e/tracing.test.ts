@@ -135,19 +135,30 @@ test('when a message is sent through the gateway, then the gateway, messaging, t
   );
   expect(missing()).toEqual([]);
   // Two customer POSTs (message_sent and contact_created), both in the trace of the send.
-  expect(
+  const customerPosts = () =>
     otlp.spans.filter(
       (s) =>
         s.traceId === trace &&
         s.kind === SPAN_KIND.client &&
         s.attributes['server.port'] === customerPort,
-    ),
-  ).toHaveLength(2);
+    ).length;
+  await until(async () => (customerPosts() >= 2 ? true : undefined), 'both POSTs', 5_000).catch(
+    () => undefined,
+  );
+  expect(customerPosts()).toBe(2);
 
   // Log lines written while handling the send name its trace, in the gateway and in messaging.
-  const named = e2e.output.filter((line) => line.includes(`"trace_id":"${trace}"`));
-  const services = [...new Set(named.map((line) => line.split(':')[0]))];
-  expect(services).toEqual(expect.arrayContaining(['gateway', 'messaging']));
+  const namingServices = () => {
+    const named = e2e.output.filter((line) => line.includes(`"trace_id":"${trace}"`));
+    return [...new Set(named.map((line) => line.split(':')[0]))];
+  };
+  await until(
+    async () =>
+      ['gateway', 'messaging'].every((s) => namingServices().includes(s)) ? true : undefined,
+    'log lines naming the trace',
+    5_000,
+  ).catch(() => undefined);
+  expect(namingServices()).toEqual(expect.arrayContaining(['gateway', 'messaging']));
 });
 
 test('when the provider reports a status, then one trace follows it from inbound through the broker and messaging to the POST to the customer', async () => {
