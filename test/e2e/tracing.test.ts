@@ -161,7 +161,7 @@ test('when a message is sent through the gateway, then the gateway, messaging, t
   expect(namingServices()).toEqual(expect.arrayContaining(['gateway', 'messaging']));
 });
 
-test('when the provider reports a status, then one trace follows it from inbound through the broker and messaging to the POST to the customer', async () => {
+test('when the provider reports a status, then one trace follows it from inbound through the broker and messaging to the POST to the customer, and no token from a URL is in any span', async () => {
   const org = await e2e.createOrganization('Status Trace Co', 'standard');
   const hook = await fetch(`${e2e.gateway}/developer/webhooks`, {
     method: 'POST',
@@ -209,4 +209,22 @@ test('when the provider reports a status, then one trace follows it from inbound
     return [...inboundTraces].find((trace) => steps.every((step) => find(trace, step)));
   }, 'a status traced from inbound to the customer');
   expect(complete).toMatch(/^[0-9a-f]{32}$/);
+
+  // Credentials in URLs never reach a span: the API token in a GET's query, the inbound token in
+  // the provider's webhook path.
+  const { message_id } = SendMessageResponseSchema.parse(sent.body);
+  expect((await e2e.api(org.token).get('getMessageStatus', { message_id })).status).toBe(200);
+  const get = await until(
+    async () =>
+      otlp.spans.find(
+        (s) => s.service === 'gateway' && s.attributes['url.path'] === '/api/svc/getMessageStatus',
+      ),
+    'the gateway span of the GET',
+  );
+  expect(get.attributes['url.query']).toBe(`token=REDACTED&message_id=${message_id}`);
+  const inboundToken = new URL(org.channel.inbound_url).pathname.split('/').pop()!;
+  const exported = JSON.stringify(otlp.spans);
+  expect(exported).toContain('/webhook/svc/receive/REDACTED');
+  expect(exported).not.toContain(org.token);
+  expect(exported).not.toContain(inboundToken);
 });

@@ -5,6 +5,12 @@ import type * as ExpressInst from '@opentelemetry/instrumentation-express';
 import type * as MongooseInst from '@opentelemetry/instrumentation-mongoose';
 import type * as Core from '@opentelemetry/core';
 import { WithholdingPropagator } from './trace-context';
+import {
+  SECRET_QUERY_PARAMS,
+  hasSecretPath,
+  redactPath,
+  redactPathAndQuery,
+} from './span-redaction';
 
 let sdk: SdkNode.NodeSDK | undefined;
 
@@ -44,16 +50,33 @@ export function startTelemetry(serviceName: string, env = process.env): boolean 
     logRecordProcessors: [],
     instrumentations: [
       new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request) =>
-          UNTRACED_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(pathOf(request.url)),
+        // Credentials in URLs stay out of spans (span-redaction.ts).
+        redactedQueryParamsServer: SECRET_QUERY_PARAMS,
+        redactedQueryParams: SECRET_QUERY_PARAMS,
+        startIncomingSpanHook: (request) => {
+          const path = pathOf(request.url);
+          return hasSecretPath(path) ? { 'url.path': redactPath(path) } : {};
+        },
+        startOutgoingSpanHook: (options) => {
+          const path = options.path ?? '';
+          if (!hasSecretPath(pathOf(path))) return {};
+          const port = options.port ? `:${options.port}` : '';
+          const host = options.hostname ?? options.host ?? '';
+          const url = `${options.protocol ?? 'http:'}//${host}${port}${redactPathAndQuery(path)}`;
+          return { 'url.full': url };
+        },
       }),
       new ExpressInstrumentation(),
-      new MongooseInstrumentation(),
+      // Queries of background polls (outbox sweeps, periodic jobs) would each be a trace of one span.
+      new MongooseInstrumentation({ requireParentSpan: true }),
     ],
   });
   sdk.start();
   return true;
 }
+
+const pathOf = (url: string | undefined) => (url ?? '').split('?')[0] ?? '';
 
 export async function stopTelemetry(): Promise<void> {
   await sdk?.shutdown();
