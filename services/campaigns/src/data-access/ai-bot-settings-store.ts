@@ -1,4 +1,4 @@
-import { Schema, type Connection } from 'mongoose';
+import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
  * One organization's AI bot settings (issue 8). `_id` is `String(company_id)`: every read (one
@@ -41,7 +41,10 @@ const isDuplicate = (error: unknown) => {
 };
 
 export function createAiBotSettingsStore(db: Connection) {
-  const Settings = db.model<StoredAiBotSettings>('AiBotSettings', settingsSchema);
+  // Registered once per connection; a second store on it (a test's own responder) reuses the model.
+  const Settings =
+    (db.models.AiBotSettings as Model<StoredAiBotSettings> | undefined) ??
+    db.model<StoredAiBotSettings>('AiBotSettings', settingsSchema);
 
   return {
     async find(company_id: number): Promise<StoredAiBotSettings | null> {
@@ -54,7 +57,7 @@ export function createAiBotSettingsStore(db: Connection) {
         Settings.findOneAndUpdate(
           { _id: String(company_id) },
           { $set: change, $setOnInsert: { company_id } },
-          { upsert: true, new: true, lean: true },
+          { upsert: true, returnDocument: 'after', lean: true },
         ).exec();
       // Two first writes of one organization at once may race on the insert: the loser updates.
       const saved = await write().catch((error: unknown) => {
