@@ -15,7 +15,9 @@ export type ChatServerMode =
   /** Never answers (until the server stops). */
   | { kind: 'hang' }
   /** 200 with a body that is not a chat completion. */
-  | { kind: 'garbage' };
+  | { kind: 'garbage' }
+  /** 200 with exactly this JSON body. */
+  | { kind: 'raw'; body: unknown };
 
 export interface RecordedChatRequest {
   path: string;
@@ -74,6 +76,9 @@ export async function startChatCompletionsServer() {
           return;
         case 'garbage':
           reply(200, '<html>not a chat completion</html>');
+          return;
+        case 'raw':
+          reply(200, JSON.stringify(mode.body));
           return;
         case 'fixed':
         case 'echo': {
