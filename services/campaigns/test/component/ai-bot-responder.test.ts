@@ -156,6 +156,15 @@ describe('when the AI bot stays silent', () => {
     expect(requestsOf(org)).toHaveLength(0);
   });
 
+  test('when the message has no text, then there is no answer and no call', async () => {
+    const { org, first } = await organizationWithBot('No Text Co');
+    const turn = await turnOf(org, first);
+    expect(
+      await bot.respond({ ...turn, message: { ...turn.message, type: 'sticker', text: '' } }),
+    ).toBeNull();
+    expect(requestsOf(org)).toHaveLength(0);
+  });
+
   test('when the organization switched the bot off, then there is no answer and no call', async () => {
     const { org, first } = await organizationWithBot('Settings Off Co');
     await org.api.post('updateAIBotSettings', { enabled: false });

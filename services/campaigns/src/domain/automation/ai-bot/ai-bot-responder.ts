@@ -31,7 +31,8 @@ export const AI_BOT_SOURCE = 'ai_bot';
  */
 export function createAiBotResponder(deps: AiBotDeps): Responder {
   return async (turn) => {
-    if (!turn.contact.ai_bot_enabled) return null;
+    // A message with no text (a sticker, a location) is nothing the model could answer.
+    if (!turn.contact.ai_bot_enabled || !turn.message.text.trim()) return null;
     const { company_id } = turn.organization;
     const settings = await deps.settings.find(company_id);
     if (!settings?.enabled || !settings.endpoint || !settings.model) return null;
