@@ -8,12 +8,14 @@ import {
   type PeriodicJob,
   type RunningService,
 } from '@switchboard/service-kit';
+import { assembleAiBot } from './assemble-ai-bot';
 import type { CampaignsConfig } from './config';
 import { createCampaignQuotaStore } from './data-access/campaign-quota-store';
 import { createCampaignStore } from './data-access/campaign-store';
 import { createRecipientStore } from './data-access/recipient-store';
 import type { CampaignsDeps } from './domain/dependencies';
 import { consumeProgressEvents } from './entry-points/broker/progress-consumer';
+import { aiBotRoutes } from './entry-points/http/ai-bot-routes';
 import { campaignRoutes } from './entry-points/http/campaign-routes';
 import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaign-jobs';
 import { createServiceClients } from './outbound/service-clients';
@@ -29,6 +31,8 @@ const SERVED = new Set(
     'deleteCampaign',
     'sendcampaigns',
     'sendCampaignMessageToPhoneNumber',
+    'getAIBotSettings',
+    'updateAIBotSettings',
   ].map((operation) => `/api/svc/${operation}`),
 );
 
@@ -48,6 +52,8 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
         logger,
         sendTimeoutMs: config.SEND_TIMEOUT_MS,
       });
+      // `aiBot.respond` is the last responder of the answer order (issue 8 point 2).
+      const aiBot = assembleAiBot({ config, db, clients, logger });
       const relay = createEventRelay({
         sources: [campaigns.outbox],
         publish: async (event) => {
@@ -81,6 +87,7 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
       return {
         routes: (router) => {
           campaignRoutes(router, deps);
+          aiBotRoutes(router, aiBot.settings);
           notImplementedRoutes(
             router,
             apiPathsOwnedBy('campaigns').filter((path) => !SERVED.has(path)),
@@ -95,6 +102,7 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
           await jobs?.stop();
           await dispatcher.idle();
           await relay.stop();
+          aiBot.shutdown();
           clients.shutdown();
         },
       };

@@ -137,6 +137,9 @@ export const API_OPERATION_OWNERS = {
   addAutomatedReply: 'campaigns',
   updateAutomatedReply: 'campaigns',
   deleteAutomatedReply: 'campaigns',
+  // Issue 8: the AI bot's settings per organization (the per-contact switch is updateAIBot).
+  getAIBotSettings: 'campaigns',
+  updateAIBotSettings: 'campaigns',
   accountStatus: 'messaging',
 } as const satisfies Record<string, Extract<ServiceName, 'messaging' | 'contacts' | 'campaigns'>>;
 export type ApiOperationName = keyof typeof API_OPERATION_OWNERS;

@@ -3,12 +3,14 @@ import {
   AudiencePageResponseSchema,
   CONTACTS_INTERNAL_PATHS,
   MESSAGING_INTERNAL_PATHS,
+  MessagesResponseSchema,
   ReserveMessageQuotaResponseSchema,
   ResolveContactResponseSchema,
   SendMessageResponseSchema,
   orgHeaders,
   type Audience,
   type Contact,
+  type MessageView,
   type OrgContext,
 } from '@switchboard/contracts';
 import { AppError, createInternalClient, type Logger } from '@switchboard/service-kit';
@@ -117,6 +119,23 @@ export function createServiceClients(options: ServiceClientOptions) {
       throw new AppError('provider_error', refused.message ?? 'The message was not sent', {
         httpStatus: answer.status >= 500 && answer.status < 600 ? answer.status : 502,
       });
+    },
+
+    /**
+     * A contact's latest `limit` messages, newest first, through messaging's own `getMessages`
+     * as the organization; with `before_id` only those with a smaller id.
+     */
+    async recentMessages(
+      organization: OrgContext,
+      contact_id: number,
+      limit: number,
+      before_id?: number,
+    ): Promise<MessageView[]> {
+      const query = new URLSearchParams({ contact_id: String(contact_id), limit: String(limit) });
+      if (before_id !== undefined) query.set('before_id', String(before_id));
+      const answer = await messaging.get(`/api/svc/getMessages?${query}`, orgHeaders(organization));
+      if (answer.status !== 200) throw messaging.refusal(answer);
+      return MessagesResponseSchema.parse(answer.data).messages;
     },
 
     shutdown(): void {
