@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorResponseSchema } from './envelope';
 import { CAMPAIGN_OPERATIONS } from './http/campaigns-api';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
+import { FLOW_OPERATIONS } from './http/flows-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
@@ -16,6 +17,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...MESSAGING_OPERATIONS,
   ...TEMPLATE_OPERATIONS,
   ...CAMPAIGN_OPERATIONS,
+  ...FLOW_OPERATIONS,
 ];
 
 type JsonSchema = Record<string, unknown>;
