@@ -16,6 +16,12 @@ export const campaignsConfigSchema = z.object({
   /** How often campaigns are searched for events left unpublished (broker down, process died). */
   EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(10_000),
   EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** A flow session no message has moved for this long is over (issue 8 point 3). */
+  FLOW_SESSION_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(30 * 60_000),
 });
 
 export type CampaignsConfig = z.infer<typeof campaignsConfigSchema>;

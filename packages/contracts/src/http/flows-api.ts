@@ -204,7 +204,9 @@ function checkGraph(
   flow: { steps?: FlowStep[] | undefined; start_step?: string | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  if (!flow.steps) return;
+  // Zod goes on to refinements after some issues: check only a list of well-formed steps.
+  const wellFormed = (step: unknown) => typeof (step as FlowStep | undefined)?.id === 'string';
+  if (!flow.steps?.length || !flow.steps.every(wellFormed)) return;
   for (const problem of flowGraphProblems(flow.steps, flow.start_step ?? flow.steps[0]!.id)) {
     ctx.addIssue({ code: 'custom', ...problem });
   }
