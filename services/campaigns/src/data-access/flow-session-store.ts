@@ -5,6 +5,7 @@ import type { SendContentInput } from '@switchboard/contracts';
 export type FlowAction =
   | {
       type: 'update_contact';
+      step_id: string;
       changes: {
         name?: string;
         email?: string;
@@ -13,7 +14,15 @@ export type FlowAction =
         groups?: (number | string)[];
       };
     }
-  | { type: 'turn_bots_off' };
+  | { type: 'turn_bots_off'; step_id: string };
+
+/** A message the session answered before its last one, kept so that a late redelivery of it
+ * (a retry that comes back after the contact's next message) moves nothing. */
+export interface HandledMessage {
+  message_id: number;
+  flow_id: number;
+  answer: SendContentInput | null;
+}
 
 export type SessionEndReason = 'completed' | 'handed_over' | 'expired' | 'broken' | 'flow_gone';
 
@@ -39,6 +48,8 @@ export interface StoredFlowSession {
   last_message_id: number | null;
   answer: SendContentInput | null;
   pending_actions: FlowAction[];
+  /** The messages handled before `last_message_id`, most recent last (at most 20). */
+  earlier: HandledMessage[];
   expires_at: Date;
   started_at: Date;
   updated_at: Date;
@@ -62,6 +73,7 @@ const sessionSchema = new Schema<StoredFlowSession>(
     last_message_id: { type: Number, default: null },
     answer: { type: Schema.Types.Mixed, default: null },
     pending_actions: { type: Schema.Types.Mixed, default: [] },
+    earlier: { type: Schema.Types.Mixed, default: [] },
     expires_at: { type: Date, required: true },
     started_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },

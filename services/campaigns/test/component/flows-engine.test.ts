@@ -414,10 +414,15 @@ describe('redelivery, concurrency and tenant isolation', () => {
     expect(await lea.session()).toMatchObject({ version: 2, step_id: 'ask_size' });
 
     // Two different messages at once: each moves the session once, one after the other.
-    await Promise.all([
-      respond(await lea.turn('Small', 'size_s')),
-      respond(await lea.turn('nonsense')),
-    ]);
+    const small = await lea.turn('Small', 'size_s');
+    const nonsense = await lea.turn('nonsense');
+    await Promise.all([respond(small), respond(nonsense)]);
+    expect((await lea.session())?.version).toBe(4);
+
+    // A late redelivery of the first message (a retry after the contact wrote again) moves
+    // nothing and gets its first answer.
+    expect(await respond(start)).toEqual(first);
+    expect(await respond(yes)).toEqual(answer);
     expect((await lea.session())?.version).toBe(4);
   });
 

@@ -2,7 +2,6 @@ import type { InternalUpdateContactRequestInput } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import type {
   FlowAction,
-  FlowSessionState,
   FlowSessionStore,
   StoredFlowSession,
 } from '../../../data-access/flow-session-store';
@@ -10,6 +9,7 @@ import type { FlowStore, StoredFlow } from '../../../data-access/flow-store';
 import { normalize } from '../normalize-text';
 import type { AutomatedAnswer, InboundTurn, Responder } from '../responder';
 import { planRepeat, planReply, planStart, type Reply, type StepPlan } from './plan-flow-turn';
+import { sessionAfter, sessionEnded } from './session-moves';
 
 export interface FlowResponderDeps {
   flows: FlowStore;
@@ -90,41 +90,6 @@ export function createFlowResponder(deps: FlowResponderDeps): Responder {
     return flow ? { flow, plan: planStart(flow, turn.contact, reply), continues: false } : null;
   }
 
-  function stateAfter(
-    decision: Decision,
-    previous: StoredFlowSession | null,
-    message_id: number,
-    now: Date,
-  ): FlowSessionState {
-    const { flow, plan, continues } = decision;
-    const common = {
-      flow_id: flow.id,
-      last_message_id: message_id,
-      started_at: continues && previous ? previous.started_at : now,
-      updated_at: now,
-    };
-    if (plan.kind === 'broken') {
-      return {
-        ...common,
-        step_id: null,
-        status: 'ended',
-        end_reason: 'broken',
-        answer: null,
-        pending_actions: [],
-        expires_at: now,
-      };
-    }
-    return {
-      ...common,
-      step_id: plan.waiting_at,
-      status: plan.waiting_at ? 'active' : 'ended',
-      end_reason: plan.waiting_at ? null : plan.end_reason,
-      answer: plan.answer,
-      pending_actions: plan.actions,
-      expires_at: new Date(now.getTime() + deps.sessionTimeoutMs),
-    };
-  }
-
   function logBroken(
     session: Pick<StoredFlowSession, 'company_id' | 'contact_id' | 'flow_id'>,
     step_id: string | null,
@@ -152,24 +117,23 @@ export function createFlowResponder(deps: FlowResponderDeps): Responder {
 
   /** Performs the actions stored with the session's last move; a refused one ends it broken. */
   async function settle(session: StoredFlowSession): Promise<StoredFlowSession> {
+    let performed = 0;
     try {
-      for (const action of session.pending_actions) await perform(session, action);
+      for (const action of session.pending_actions) {
+        await perform(session, action);
+        performed++;
+      }
     } catch (error) {
       if (!isPermanent(error)) throw error;
+      const failed = session.pending_actions[performed];
       const reason = `contacts refused the change: ${(error as Error).message}`;
-      logBroken(session, session.step_id, reason);
-      const now = clock();
-      const { _id, company_id, contact_id, version, ...state } = session;
-      const ended = await deps.sessions.move(company_id, contact_id, version, {
-        ...state,
-        step_id: null,
-        status: 'ended',
-        end_reason: 'broken',
-        answer: null,
-        pending_actions: [],
-        expires_at: now,
-        updated_at: now,
-      });
+      logBroken(session, failed?.step_id ?? null, reason);
+      const ended = await deps.sessions.move(
+        session.company_id,
+        session.contact_id,
+        session.version,
+        sessionEnded(session, 'broken', clock()),
+      );
       return ended ?? { ...session, answer: null, pending_actions: [] };
     }
     await deps.sessions.clearActions(session);
@@ -189,6 +153,13 @@ export function createFlowResponder(deps: FlowResponderDeps): Responder {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const session = await deps.sessions.find(company_id, contact_id);
       if (session?.last_message_id === message_id) return answerOf(session);
+      const earlier = (session?.earlier ?? []).find((handled) => handled.message_id === message_id);
+      if (earlier) {
+        // A late redelivery (the contact wrote again meanwhile): its move is long made.
+        return earlier.answer
+          ? { source: `flow:${earlier.flow_id}`, content: earlier.answer }
+          : null;
+      }
       if (session && session.pending_actions.length > 0) {
         // The previous message's move was stored but its actions not all performed (a crash).
         await settle(session);
@@ -197,14 +168,31 @@ export function createFlowResponder(deps: FlowResponderDeps): Responder {
       const now = clock();
       const decision = await decide(session, turn, reply, now);
       if (!decision) {
-        if (session?.status === 'active') await endIdle(session, now);
+        if (session?.status === 'active') {
+          // Timed out, or its flow was deleted or deactivated: it ends, and nothing answers.
+          const reason = session.expires_at <= now ? 'expired' : 'flow_gone';
+          await deps.sessions.move(
+            company_id,
+            contact_id,
+            session.version,
+            sessionEnded(session, reason, now, message_id),
+          );
+        }
         return null;
       }
       const moved = await deps.sessions.move(
         company_id,
         contact_id,
         session?.version ?? 0,
-        stateAfter(decision, session, message_id, now),
+        sessionAfter(
+          session,
+          decision.flow,
+          decision.plan,
+          decision.continues,
+          message_id,
+          now,
+          deps.sessionTimeoutMs,
+        ),
       );
       if (!moved) continue;
       if (decision.plan.kind === 'broken') {
@@ -216,16 +204,4 @@ export function createFlowResponder(deps: FlowResponderDeps): Responder {
     // Not a refusal: the pipeline retries the message later, when the session has settled.
     throw new Error(`the flow session of contact ${contact_id} kept changing`);
   };
-
-  /** A session that timed out, or whose flow is gone or inactive, ends without answering. */
-  async function endIdle(session: StoredFlowSession, now: Date): Promise<void> {
-    const { _id, company_id, contact_id, version, ...state } = session;
-    await deps.sessions.move(company_id, contact_id, version, {
-      ...state,
-      step_id: null,
-      status: 'ended',
-      end_reason: session.expires_at <= now ? 'expired' : 'flow_gone',
-      updated_at: now,
-    });
-  }
 }

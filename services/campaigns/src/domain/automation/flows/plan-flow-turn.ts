@@ -94,13 +94,17 @@ function runFrom(flow: StoredFlow, from: string, start: ContactFields, reply: Re
       const value = fillContactPlaceholders(step.value, contact, reply.text);
       if ('missing' in value) return broken(step.id, `no value for ${value.missing.join(', ')}`);
       const text = value.text.trim();
-      actions.push({ type: 'update_contact', changes: fieldChange(step.field, text) });
+      actions.push({
+        type: 'update_contact',
+        step_id: step.id,
+        changes: fieldChange(step.field, text),
+      });
       contact = applyField(contact, step.field, text);
       id = step.next;
       continue;
     }
     if (step.type === 'add_to_group') {
-      actions.push({ type: 'update_contact', changes: { groups: [step.group] } });
+      actions.push({ type: 'update_contact', step_id: step.id, changes: { groups: [step.group] } });
       id = step.next;
       continue;
     }
@@ -114,7 +118,7 @@ function runFrom(flow: StoredFlow, from: string, start: ContactFields, reply: Re
       answer = filled.content;
     }
     if (step.type === 'hand_over') {
-      actions.push({ type: 'turn_bots_off' });
+      actions.push({ type: 'turn_bots_off', step_id: step.id });
       return ended(answer, 'handed_over');
     }
     if (step.type === 'end') return ended(answer, 'completed');
