@@ -72,7 +72,8 @@ const step = { id: FlowStepIdSchema };
 /** After an action step; absent, the flow ends there. */
 const next = FlowStepIdSchema.optional();
 
-export const FLOW_FIELDS = /^(name|email|language|custom\.[A-Za-z0-9_][A-Za-z0-9_ -]{0,63})$/;
+export const FLOW_FIELDS =
+  /^(name|email|language|subscription|custom\.[A-Za-z0-9_][A-Za-z0-9_ -]{0,63})$/;
 
 export const FlowStepSchema = z.discriminatedUnion(
   'type',
@@ -90,13 +91,16 @@ export const FlowStepSchema = z.discriminatedUnion(
       branches: z.array(FlowBranchSchema).max(MAX_FLOW_BRANCHES).optional(),
       next,
     }),
-    /** Sets `name`, `email`, `language` or `custom.<key>`; `{{reply}}` is the reply's text. */
+    /**
+     * Sets `name`, `email`, `language`, `subscription` (`subscribed` or `unsubscribed`) or
+     * `custom.<key>`; `{{reply}}` is the reply's text, an empty value clears.
+     */
     z.object({
       ...step,
       type: z.literal('set_field'),
-      field: z
-        .string()
-        .regex(FLOW_FIELDS, { error: 'must be name, email, language or custom.<key>' }),
+      field: z.string().regex(FLOW_FIELDS, {
+        error: 'must be name, email, language, subscription or custom.<key>',
+      }),
       value: z.string().max(1000),
       next,
     }),

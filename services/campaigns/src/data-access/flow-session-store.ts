@@ -10,6 +10,7 @@ export type FlowAction =
         name?: string;
         email?: string;
         language?: string;
+        subscription?: string;
         custom?: Record<string, string | null>;
         groups?: (number | string)[];
       };

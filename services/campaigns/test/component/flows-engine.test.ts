@@ -303,6 +303,21 @@ describe('hand over, timeout and broken steps', () => {
     expect((await eva.read()).custom).toEqual({ needs: 'a person' });
   });
 
+  test('when a flow sets the subscription, then contacts stores it and the end message answers', async () => {
+    const org = await system.newOrganization('standard', 'Stop Co');
+    await addFlow(org, {
+      name: 'Stop',
+      triggers: ['stop', 'unsubscribe'],
+      steps: [
+        { id: 'off', type: 'set_field', field: 'subscription', value: 'unsubscribed', next: 'bye' },
+        { id: 'bye', type: 'end', message: { type: 'text', text: 'No more news, {{name}}.' } },
+      ],
+    });
+    const ned = await customerOf(org, 'Ned');
+    expect(textOf(await respond(await ned.turn('STOP')))).toBe('No more news, Ned.');
+    expect((await ned.read()).subscription).toBe('unsubscribed');
+  });
+
   test('when no message comes within the timeout, then the session expires and the next reply is not the flow’s', async () => {
     const org = await system.newOrganization('standard', 'Slow Co');
     await addFlow(org, orderFlow());
