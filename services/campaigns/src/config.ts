@@ -34,6 +34,12 @@ export const campaignsConfigSchema = z.object({
   AI_BOT_ALLOW_PRIVATE_URLS: booleanFlag(false),
   /** 32 bytes, base64: the AES-256-GCM key of the bots' API keys at rest; else derived from INTERNAL_API_SECRET. */
   AI_BOT_KEY_ENCRYPTION_KEY: encryptionKeySchema,
+  /** A flow session no message has moved for this long is over (issue 8 point 3). */
+  FLOW_SESSION_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(30 * 60_000),
 });
 
 export type CampaignsConfig = z.infer<typeof campaignsConfigSchema>;

@@ -100,3 +100,30 @@ export function contentFor(message: CampaignMessage, values: string[]): SendCont
     ...(message.image ? { image: message.image } : {}),
   };
 }
+
+const NAMED_PLACEHOLDER =
+  /\{\{\s*(name|phone|email|reply|custom\.[A-Za-z0-9_][A-Za-z0-9_ -]{0,63}?)\s*\}\}/g;
+
+/**
+ * Fills `{{name}}`, `{{phone}}`, `{{email}}` and `{{custom.<key>}}` from the contact, and
+ * `{{reply}}` from `reply` (a flow's last inbound text); other braces stay as written. A value the
+ * contact lacks makes the text unfillable: every such path is returned instead.
+ */
+export function fillContactPlaceholders(
+  text: string,
+  contact: Pick<Contact, 'name' | 'phone' | 'email' | 'custom'>,
+  reply?: string,
+): { text: string } | { missing: string[] } {
+  const missing: string[] = [];
+  const filled = text.replace(NAMED_PLACEHOLDER, (_whole, field: string) => {
+    if (field === 'reply') {
+      if (reply === undefined) missing.push('reply');
+      return reply ?? '';
+    }
+    const result = valueOf({ field }, contact, {});
+    if ('value' in result) return result.value;
+    missing.push(result.missing);
+    return '';
+  });
+  return missing.length > 0 ? { missing } : { text: filled };
+}

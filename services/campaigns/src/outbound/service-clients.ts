@@ -2,6 +2,7 @@ import {
   AudienceCountResponseSchema,
   AudiencePageResponseSchema,
   CONTACTS_INTERNAL_PATHS,
+  InternalUpdateContactResponseSchema,
   MESSAGING_INTERNAL_PATHS,
   MessagesResponseSchema,
   ReserveMessageQuotaResponseSchema,
@@ -11,6 +12,7 @@ import {
   type Audience,
   type Contact,
   type MessageView,
+  type InternalUpdateContactRequestInput,
   type OrgContext,
 } from '@switchboard/contracts';
 import { AppError, createInternalClient, type Logger } from '@switchboard/service-kit';
@@ -75,6 +77,21 @@ export function createServiceClients(options: ServiceClientOptions) {
       );
       if (answer.status !== 200 && answer.status !== 201) throw contacts.refusal(answer);
       return ResolveContactResponseSchema.parse(answer.data).contact;
+    },
+
+    /** Changes a contact's fields, custom fields and groups (a flow's steps); 4xx: refused. */
+    async updateContact(
+      company_id: number,
+      id: number,
+      changes: Omit<InternalUpdateContactRequestInput, 'company_id' | 'id'>,
+    ): Promise<Contact> {
+      const answer = await contacts.post(CONTACTS_INTERNAL_PATHS.update, {
+        company_id,
+        id,
+        ...changes,
+      });
+      if (answer.status !== 200) throw contacts.refusal(answer);
+      return InternalUpdateContactResponseSchema.parse(answer.data).contact;
     },
 
     /** Holds `count` messages of this month for the organization, all or none. */
