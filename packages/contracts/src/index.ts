@@ -17,5 +17,7 @@ export * from './webhooks-delivery';
 export * from './http/messaging-api';
 export * from './http/templates-api';
 export * from './http/campaigns-api';
+export * from './http/ai-bot-api';
+export * from './http/flows-api';
 export * from './messaging-commands';
 export * from './openapi';

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ErrorResponseSchema } from './envelope';
+import { AI_BOT_OPERATIONS } from './http/ai-bot-api';
 import { CAMPAIGN_OPERATIONS } from './http/campaigns-api';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
+import { FLOW_OPERATIONS } from './http/flows-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
@@ -16,6 +18,8 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...MESSAGING_OPERATIONS,
   ...TEMPLATE_OPERATIONS,
   ...CAMPAIGN_OPERATIONS,
+  ...AI_BOT_OPERATIONS,
+  ...FLOW_OPERATIONS,
 ];
 
 type JsonSchema = Record<string, unknown>;

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { baseConfigShape, loadConfig, portSchema } from '@switchboard/service-kit';
+import {
+  baseConfigShape,
+  booleanFlag,
+  encryptionKeySchema,
+  loadConfig,
+  portSchema,
+} from '@switchboard/service-kit';
 
 export const campaignsConfigSchema = z.object({
   ...baseConfigShape,
@@ -16,6 +22,24 @@ export const campaignsConfigSchema = z.object({
   /** How often campaigns are searched for events left unpublished (broker down, process died). */
   EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(10_000),
   EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** AI bot (issue 8): the messages of the conversation sent with each question, newest last. */
+  AI_BOT_HISTORY_MESSAGES: z.coerce.number().int().min(1).max(100).default(10),
+  /** Wall-clock limit of one call to an organization's chat-completions endpoint. */
+  AI_BOT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** Per-endpoint breaker: opens at this failure percentage over at least AI_BOT_BREAKER_VOLUME calls. */
+  AI_BOT_BREAKER_ERROR_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
+  AI_BOT_BREAKER_VOLUME: z.coerce.number().int().positive().default(5),
+  AI_BOT_BREAKER_RESET_MS: z.coerce.number().int().positive().default(30_000),
+  /** Development and tests: allow http:// and private, loopback and link-local endpoints. */
+  AI_BOT_ALLOW_PRIVATE_URLS: booleanFlag(false),
+  /** 32 bytes, base64: the AES-256-GCM key of the bots' API keys at rest; else derived from INTERNAL_API_SECRET. */
+  AI_BOT_KEY_ENCRYPTION_KEY: encryptionKeySchema,
+  /** A flow session no message has moved for this long is over (issue 8 point 3). */
+  FLOW_SESSION_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(30 * 60_000),
 });
 
 export type CampaignsConfig = z.infer<typeof campaignsConfigSchema>;

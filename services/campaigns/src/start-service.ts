@@ -8,13 +8,18 @@ import {
   type PeriodicJob,
   type RunningService,
 } from '@switchboard/service-kit';
+import { assembleAiBot } from './assemble-ai-bot';
 import type { CampaignsConfig } from './config';
 import { createCampaignQuotaStore } from './data-access/campaign-quota-store';
 import { createCampaignStore } from './data-access/campaign-store';
+import { createFlowSessionStore } from './data-access/flow-session-store';
+import { createFlowStore } from './data-access/flow-store';
 import { createRecipientStore } from './data-access/recipient-store';
 import type { CampaignsDeps } from './domain/dependencies';
 import { consumeProgressEvents } from './entry-points/broker/progress-consumer';
+import { aiBotRoutes } from './entry-points/http/ai-bot-routes';
 import { campaignRoutes } from './entry-points/http/campaign-routes';
+import { flowRoutes } from './entry-points/http/flow-routes';
 import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaign-jobs';
 import { createServiceClients } from './outbound/service-clients';
 
@@ -29,6 +34,12 @@ const SERVED = new Set(
     'deleteCampaign',
     'sendcampaigns',
     'sendCampaignMessageToPhoneNumber',
+    'getAIBotSettings',
+    'updateAIBotSettings',
+    'getFlows',
+    'addFlow',
+    'updateFlow',
+    'deleteFlow',
   ].map((operation) => `/api/svc/${operation}`),
 );
 
@@ -40,7 +51,11 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
     async setup({ db, broker, logger }) {
       const campaigns = createCampaignStore(db);
       const recipients = createRecipientStore(db);
-      await Promise.all([campaigns.init(), recipients.init()]);
+      const flows = createFlowStore(db);
+      // Sessions are moved by the flow responder (domain/automation/flows), which the
+      // message_received pipeline asks first; the store is built here so its indexes exist.
+      const flowSessions = createFlowSessionStore(db);
+      await Promise.all([campaigns.init(), recipients.init(), flows.init(), flowSessions.init()]);
       const clients = createServiceClients({
         contactsUrl: config.CONTACTS_URL,
         messagingUrl: config.MESSAGING_URL,
@@ -48,6 +63,8 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
         logger,
         sendTimeoutMs: config.SEND_TIMEOUT_MS,
       });
+      // `aiBot.respond` is the last responder of the answer order (issue 8 point 2).
+      const aiBot = assembleAiBot({ config, db, clients, logger });
       const relay = createEventRelay({
         sources: [campaigns.outbox],
         publish: async (event) => {
@@ -81,6 +98,8 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
       return {
         routes: (router) => {
           campaignRoutes(router, deps);
+          aiBotRoutes(router, aiBot.settings);
+          flowRoutes(router, { flows, nextFlowId: () => nextId(db, 'flows'), logger });
           notImplementedRoutes(
             router,
             apiPathsOwnedBy('campaigns').filter((path) => !SERVED.has(path)),
@@ -95,6 +114,7 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
           await jobs?.stop();
           await dispatcher.idle();
           await relay.stop();
+          aiBot.shutdown();
           clients.shutdown();
         },
       };

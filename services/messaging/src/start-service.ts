@@ -1,4 +1,4 @@
-import { EXCHANGES } from '@switchboard/contracts';
+import { CONSUMER_RETRY_DELAY_MS, EXCHANGES } from '@switchboard/contracts';
 import { createEventRelay } from '@switchboard/service-kit';
 import {
   apiPathsOwnedBy,
@@ -186,7 +186,12 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           await consumeSendCommands(
             broker,
             { sender, logger },
-            { prefetch: config.COMMAND_PREFETCH, maxAttempts: config.COMMAND_MAX_ATTEMPTS },
+            {
+              prefetch: config.COMMAND_PREFETCH,
+              maxAttempts: config.COMMAND_MAX_ATTEMPTS,
+              // A command meeting a send that a dead process leased waits out twice that lease.
+              maxPostponements: Math.ceil((2 * config.SEND_LEASE_MS) / CONSUMER_RETRY_DELAY_MS),
+            },
           );
           relay.start();
           templateSync = startPeriodicJob({

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { WEBHOOK_RETRY_STEPS } from '@switchboard/contracts';
-import { baseConfigShape, booleanFlag, loadConfig, portSchema } from '@switchboard/service-kit';
+import {
+  baseConfigShape,
+  booleanFlag,
+  encryptionKeySchema,
+  loadConfig,
+  portSchema,
+} from '@switchboard/service-kit';
 
 const positiveInt = (defaultValue: number) =>
   z.coerce.number().int().positive().default(defaultValue);
@@ -22,14 +28,6 @@ const retryDelaysSchema = z
       return z.NEVER;
     }
     return seconds.map((value) => Math.round(value * 1000));
-  });
-
-/** 32 bytes, base64: the AES-256-GCM key that encrypts webhook secrets at rest. */
-const encryptionKeySchema = z
-  .string()
-  .optional()
-  .refine((value) => value === undefined || Buffer.from(value, 'base64').length === 32, {
-    message: 'must be 32 bytes, base64-encoded',
   });
 
 export const webhooksConfigSchema = z.object({
@@ -62,7 +60,7 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
   /** Delivery logs (and deliveries) older than this are removed by a periodic cleanup. */
   WEBHOOK_LOG_RETENTION_DAYS: positiveInt(30),
-  /** Optional; without it the key is derived from INTERNAL_API_SECRET. */
+  /** 32 bytes, base64: the AES-256-GCM key of webhook secrets at rest; else derived from INTERNAL_API_SECRET. */
   WEBHOOK_SECRET_ENCRYPTION_KEY: encryptionKeySchema,
 });
 

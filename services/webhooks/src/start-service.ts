@@ -1,5 +1,9 @@
 import { lookup } from 'node:dns/promises';
-import { startServiceRuntime, type RunningService } from '@switchboard/service-kit';
+import {
+  createSecretBox,
+  startServiceRuntime,
+  type RunningService,
+} from '@switchboard/service-kit';
 import type { WebhooksConfig } from './config';
 import { createDeliveryStore } from './data-access/delivery-store';
 import { createWebhookStore } from './data-access/webhook-store';
@@ -8,7 +12,7 @@ import { EndpointGate } from './domain/endpoint-gate';
 import type { ManageDeps } from './domain/manage-webhooks';
 import { startRetentionCleanup } from './domain/retention';
 import { RetrySchedule } from './domain/retry-schedule';
-import { createSecretBox, secretEncryptionKey } from './domain/webhook-secret';
+import { webhookSecretKey } from './domain/webhook-secret';
 import { brokerDeliveryQueue, startConsumers } from './entry-points/broker/consumers';
 import { webhookRoutes } from './entry-points/http/webhook-routes';
 import { createWebhookHttpClient } from './outbound/webhook-http-client';
@@ -32,7 +36,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
       await Promise.all([webhooks.init(), deliveries.init()]);
 
       const secrets = createSecretBox(
-        secretEncryptionKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY, config.INTERNAL_API_SECRET),
+        webhookSecretKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY, config.INTERNAL_API_SECRET),
       );
       const http = createWebhookHttpClient({
         logger,

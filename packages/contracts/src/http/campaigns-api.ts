@@ -73,15 +73,69 @@ export const CampaignMessageSchema = z.discriminatedUnion(
       buttons: z.array(ButtonSchema).max(3).optional(),
       image: z.url({ protocol: /^https?$/ }).optional(),
     }),
-    z.object({
-      type: z.literal('template'),
-      template_name: TemplateNameSchema,
-      template_language: TemplateLanguageSchema,
-    }),
+    z
+      .object({
+        type: z.literal('template'),
+        template_name: TemplateNameSchema,
+        template_language: TemplateLanguageSchema,
+        /** A TEXT header's `{{1}}` (`variables` fill the body). */
+        header_variable: VariableSourceSchema.optional(),
+        /** An IMAGE, VIDEO or DOCUMENT header: the media every recipient gets. */
+        header_media: z
+          .strictObject({
+            type: z.enum(['image', 'video', 'document']),
+            link: z.url({ protocol: /^https?$/ }),
+          })
+          .optional(),
+        /** A URL button's `{{1}}`, by the button's position in the template (from 0). */
+        button_variables: z
+          .array(
+            z.strictObject({
+              index: z.number().int().min(0).max(9),
+              source: VariableSourceSchema,
+            }),
+          )
+          .max(10)
+          .optional(),
+      })
+      .superRefine((message, ctx) => {
+        if (message.header_variable && message.header_media) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['header_media'],
+            message: 'a header is text or media, not both',
+          });
+        }
+        const indexes = (message.button_variables ?? []).map((button) => button.index);
+        if (new Set(indexes).size !== indexes.length) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['button_variables'],
+            message: 'one variable per button index',
+          });
+        }
+      }),
   ],
   { error: 'type must be text or template' },
 );
 export type CampaignMessage = z.infer<typeof CampaignMessageSchema>;
+
+/**
+ * Every placeholder source of a campaign in the order its values are filled: the body's
+ * `variables`, then a template's header variable, then its URL buttons' variables.
+ */
+export function placeholderSources(campaign: {
+  message: CampaignMessage;
+  variables: VariableSource[];
+}): VariableSource[] {
+  const { message } = campaign;
+  if (message.type !== 'template') return campaign.variables;
+  return [
+    ...campaign.variables,
+    ...(message.header_variable ? [message.header_variable] : []),
+    ...(message.button_variables ?? []).map((button) => button.source),
+  ];
+}
 
 const keywordList = z.preprocess(
   (value) =>
@@ -119,7 +173,7 @@ export const CreateCampaignRequestSchema = z
       issue('send_now', 'only regular campaigns are sent to an audience');
     }
     if (request.send_now && request.scheduled_at) issue('scheduled_at', 'or send_now, not both');
-    if (request.type !== 'api' && request.variables.some((source) => 'data' in source)) {
+    if (request.type !== 'api' && placeholderSources(request).some((source) => 'data' in source)) {
       issue('variables', 'data paths are only for api campaigns');
     }
   });

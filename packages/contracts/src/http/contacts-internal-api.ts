@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
-import { ContactNameSchema, ContactSchema, MAX_PER_PAGE, PhoneSchema } from './contacts-api';
+import {
+  ContactNameSchema,
+  ContactSchema,
+  CustomFieldsInputSchema,
+  EmailInputSchema,
+  GroupRefsInputSchema,
+  LanguageInputSchema,
+  MAX_PER_PAGE,
+  PhoneSchema,
+  SubscriptionInputSchema,
+} from './contacts-api';
 
 /**
  * The contacts service's internal API (ARCHITECTURE §1): called by other services, behind the
@@ -16,6 +26,8 @@ export const CONTACTS_INTERNAL_PATHS = {
   audience: '/internal/contacts/audience',
   /** POST: how many contacts an audience holds now. */
   audienceCount: '/internal/contacts/audience/count',
+  /** POST: changes one contact's fields, custom fields and groups (a flow's steps). */
+  update: '/internal/contacts/update',
 } as const;
 
 const companyId = () => z.number().int().positive();
@@ -94,3 +106,38 @@ export const AudiencePageResponseSchema = successResponse({
   next_after_id: z.number().int().positive().nullable(),
 });
 export type AudiencePageResponse = z.infer<typeof AudiencePageResponseSchema>;
+
+const INTERNAL_UPDATABLE = [
+  'name',
+  'email',
+  'language',
+  'subscription',
+  'custom',
+  'groups',
+] as const;
+
+/**
+ * Changes one contact with the public operations' rules: `name`, `email`, `language` and
+ * `subscription` as `updateContact` takes them; `custom` merged as in `makeContact` (`null`
+ * removes a key); `groups` added (ids must exist, unknown names create the group).
+ */
+export const InternalUpdateContactRequestSchema = z
+  .object({
+    company_id: companyId(),
+    id: contactId(),
+    name: ContactNameSchema.optional(),
+    email: EmailInputSchema.optional(),
+    language: LanguageInputSchema.optional(),
+    subscription: SubscriptionInputSchema.optional(),
+    custom: CustomFieldsInputSchema.optional(),
+    groups: GroupRefsInputSchema.optional(),
+  })
+  .refine((body) => INTERNAL_UPDATABLE.some((field) => body[field] !== undefined), {
+    message: `at least one of ${INTERNAL_UPDATABLE.join(', ')} is required`,
+  });
+export type InternalUpdateContactRequest = z.infer<typeof InternalUpdateContactRequestSchema>;
+export type InternalUpdateContactRequestInput = z.input<typeof InternalUpdateContactRequestSchema>;
+
+/** The contact as it is after the change; 404 for a contact or group id the organization lacks. */
+export const InternalUpdateContactResponseSchema = successResponse({ contact: ContactSchema });
+export type InternalUpdateContactResponse = z.infer<typeof InternalUpdateContactResponseSchema>;

@@ -124,8 +124,8 @@ describe('gateway operations', () => {
     ]);
   });
 
-  test('when the owners of spec §4.3 operations are listed, then all 28 besides me are routed, and the 5 campaign operations of issue 7', () => {
-    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5);
+  test('when the owners of spec §4.3 operations are listed, then all 28 besides me are routed, the 5 campaign operations of issue 7, and the 2 AI bot settings and 4 flow operations of issue 8', () => {
+    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4);
     expect(API_OPERATION_OWNERS).not.toHaveProperty('me');
     expect(new Set(Object.values(API_OPERATION_OWNERS))).toEqual(
       new Set(['messaging', 'contacts', 'campaigns']),
@@ -133,5 +133,7 @@ describe('gateway operations', () => {
     expect(API_OPERATION_OWNERS.updateAIBot).toBe('contacts');
     expect(API_OPERATION_OWNERS.sendCampaignMessageToPhoneNumber).toBe('campaigns');
     expect(API_OPERATION_OWNERS.accountStatus).toBe('messaging');
+    expect(API_OPERATION_OWNERS.getAIBotSettings).toBe('campaigns');
+    expect(API_OPERATION_OWNERS.updateAIBotSettings).toBe('campaigns');
   });
 });

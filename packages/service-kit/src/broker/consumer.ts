@@ -4,9 +4,11 @@ import { CONSUMER_RETRY_DELAY_MS } from '@switchboard/contracts';
 import { decideOutcome, type Outcome } from './decide-outcome';
 import {
   ATTEMPTS_HEADER,
+  POSTPONED_HEADER,
   attemptsMade,
   forwardedProperties,
   originalRoutingKey,
+  postponementsMade,
 } from './message-properties';
 import type { BrokerEvents, ConsumeOptions, MessageHandler, MessageOutcome } from './types';
 import { SpanKind, SpanStatusCode, contextFromHeaders, inSpan } from '../trace-context';
@@ -58,6 +60,7 @@ export class Consumer<T> implements Subscription {
       ...options,
       maxAttempts: options.maxAttempts ?? 5,
       retryDelayMs: options.retryDelayMs ?? CONSUMER_RETRY_DELAY_MS,
+      maxPostponements: options.maxPostponements ?? 30,
     };
     const { prefetch, maxAttempts, retryDelayMs } = this.options;
     const atLeast = (n: number, min: number) => Number.isInteger(n) && n >= min;
@@ -175,6 +178,7 @@ export class Consumer<T> implements Subscription {
 
   private async settleIn(span: Span, channel: Channel, message: ConsumeMessage): Promise<void> {
     const attempt = attemptsMade(message) + 1;
+    const postponed = postponementsMade(message);
     const messageId: unknown = message.properties.messageId;
     const report: MessageOutcome = {
       queue: this.queue,
@@ -187,6 +191,8 @@ export class Consumer<T> implements Subscription {
             schema: this.options.schema,
             attempt,
             maxAttempts: this.options.maxAttempts,
+            postponed,
+            maxPostponements: this.options.maxPostponements,
             handle: (body) =>
               this.handler(body, {
                 messageId,
@@ -212,7 +218,9 @@ export class Consumer<T> implements Subscription {
     }
     if (outcome.action === 'retry') {
       log.warn({ err: outcome.error, reason: outcome.reason }, 'message failed; retrying');
-      const headers = { [ATTEMPTS_HEADER]: attempt };
+      const headers = outcome.postpone
+        ? { [ATTEMPTS_HEADER]: attempt - 1, [POSTPONED_HEADER]: postponed + 1 }
+        : { [ATTEMPTS_HEADER]: attempt };
       if (await this.forward(channel, message, this.retryQueue, headers, log)) {
         this.deps.report('message:retried', { ...report, reason: outcome.reason });
       }

@@ -1,16 +1,20 @@
 import type { ZodType } from 'zod';
 import { describeZodError } from '../errors';
-import { PermanentError, errorMessage } from './errors';
+import { PermanentError, RetryLaterError, errorMessage } from './errors';
 
 export type Outcome =
   | { action: 'ack' }
-  | { action: 'retry'; reason: string; error: unknown }
+  /** `postpone`: retried without spending an attempt (a RetryLaterError). */
+  | { action: 'retry'; reason: string; error: unknown; postpone?: boolean }
   | { action: 'park'; reason: string; error?: unknown };
 
 export interface DecideOptions<T> {
   schema: ZodType<T>;
   attempt: number;
   maxAttempts: number;
+  /** Retries already made without spending an attempt, and how many are allowed. */
+  postponed?: number;
+  maxPostponements?: number;
   handle: (body: T) => Promise<void>;
 }
 
@@ -39,6 +43,12 @@ export async function decideOutcome<T>(
   } catch (error) {
     if (error instanceof PermanentError) return { action: 'park', reason: error.reason, error };
     const reason = errorMessage(error);
+    if (
+      error instanceof RetryLaterError &&
+      (options.postponed ?? 0) < (options.maxPostponements ?? 0)
+    ) {
+      return { action: 'retry', reason, error, postpone: true };
+    }
     return options.attempt >= options.maxAttempts
       ? { action: 'park', reason, error }
       : { action: 'retry', reason, error };

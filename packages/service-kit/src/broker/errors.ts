@@ -10,6 +10,15 @@ export class PermanentError extends Error {
   }
 }
 
+/**
+ * Thrown by a handler when the work is held elsewhere for a while (another process's lease on
+ * it, which a crash leaves until it expires): the message is retried without spending an
+ * attempt, up to the consumer's `maxPostponements`; after those, retries spend attempts again.
+ */
+export class RetryLaterError extends Error {
+  override readonly name = 'RetryLaterError';
+}
+
 export type PublishFailureKind =
   'invalid' | 'not_connected' | 'stopped' | 'unroutable' | 'nacked' | 'timeout';
 

@@ -1,7 +1,7 @@
 export { DEFAULT_RECONNECT_DELAY_MS, reconnectDelayMs, type DelayRange } from './backoff';
 export { assertTopology } from './assert-topology';
 export { Broker } from './broker';
-export { PermanentError, PublishError, type PublishFailureKind } from './errors';
+export { PermanentError, PublishError, RetryLaterError, type PublishFailureKind } from './errors';
 export type {
   BrokerEvents,
   BrokerOptions,

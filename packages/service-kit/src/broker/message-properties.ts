@@ -1,6 +1,8 @@
 import type { ConsumeMessage, Options } from 'amqplib';
 
 export const ATTEMPTS_HEADER = 'x-attempts';
+/** Retries that spent no attempt (RetryLaterError). */
+export const POSTPONED_HEADER = 'x-postponed';
 const ORIGINAL_EXCHANGE_HEADER = 'x-original-exchange';
 const ORIGINAL_ROUTING_KEY_HEADER = 'x-original-routing-key';
 // Written by RabbitMQ when the retry queue dead-letters back; stale once we republish ourselves.
@@ -9,6 +11,12 @@ const BROKER_DEATH_HEADERS = /^x-(death|first-death-|last-death-)/;
 /** Attempts already made, as carried by a retried message; 0 on first delivery. */
 export function attemptsMade(message: ConsumeMessage): number {
   const value = Number(message.properties.headers?.[ATTEMPTS_HEADER] ?? 0);
+  return Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+/** Retries already made without spending an attempt; 0 on first delivery. */
+export function postponementsMade(message: ConsumeMessage): number {
+  const value = Number(message.properties.headers?.[POSTPONED_HEADER] ?? 0);
   return Number.isInteger(value) && value > 0 ? value : 0;
 }
 

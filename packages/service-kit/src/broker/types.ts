@@ -45,6 +45,8 @@ export interface ConsumeOptions<T> {
   /** TTL of `<queue>.retry`. Default 1000. */
   /** Defaults to CONSUMER_RETRY_DELAY_MS, the TTL the shared topology gives every `.retry` queue. */
   retryDelayMs?: number;
+  /** Retries a RetryLaterError may take without spending an attempt. Default 30. */
+  maxPostponements?: number;
 }
 
 export interface MessageOutcome {

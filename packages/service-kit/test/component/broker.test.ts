@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   Broker,
   PermanentError,
+  RetryLaterError,
   type BrokerOptions,
   type MessageContext,
   type MessageHandler,
@@ -302,6 +303,49 @@ describe('Broker consuming', () => {
     expect((await readParked(queue)).properties.headers).toMatchObject({
       'x-dead-reason': 'unknown_order',
       'x-attempts': 1,
+    });
+  });
+});
+
+describe('Broker postponing (RetryLaterError)', () => {
+  test('when a handler says retry later more often than maxAttempts, then no attempt is spent until the postponements run out', async () => {
+    const seen: number[] = [];
+    const { broker, exchange, queue } = await startConsuming(
+      async (_body, { attempt }) => {
+        seen.push(attempt);
+        if (seen.length <= 4) throw new RetryLaterError('held by another process');
+      },
+      { maxAttempts: 2, maxPostponements: 10 },
+    );
+    const messageId = randomUUID();
+    const acked = nextOutcome(broker, 'message:acked', messageId);
+
+    await broker.publish(exchange, 'test.created', { orderId: 'o-5', quantity: 1 }, { messageId });
+
+    expect(await acked).toEqual({ queue, messageId, attempt: 1 });
+    expect(seen).toEqual([1, 1, 1, 1, 1]);
+    await broker.stop();
+    expect(await readyCount(`${queue}.dead`)).toBe(0);
+  });
+
+  test('when the postponements run out, then the retries spend attempts and the last one parks the message', async () => {
+    const handler = jest.fn(async () => {
+      throw new RetryLaterError('held by another process');
+    });
+    const { broker, exchange, queue } = await startConsuming(handler, {
+      maxAttempts: 2,
+      maxPostponements: 3,
+    });
+    const messageId = randomUUID();
+    const parked = nextOutcome(broker, 'message:parked', messageId);
+
+    await broker.publish(exchange, 'test.created', { orderId: 'o-6', quantity: 1 }, { messageId });
+
+    expect(await parked).toMatchObject({ attempt: 2, reason: 'held by another process' });
+    expect(handler).toHaveBeenCalledTimes(5);
+    expect((await readParked(queue)).properties.headers).toMatchObject({
+      'x-attempts': 2,
+      'x-postponed': 3,
     });
   });
 });

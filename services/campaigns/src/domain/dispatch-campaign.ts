@@ -1,5 +1,6 @@
 import {
   MessagingSendCommandSchema,
+  placeholderSources,
   type BrokerEvent,
   type MessagingSendCommandInput,
 } from '@switchboard/contracts';
@@ -108,7 +109,7 @@ export async function dispatchCampaign(deps: CampaignsDeps, id: number): Promise
     let unsendable = 0;
     await Promise.all(
       contacts.map(async (contact) => {
-        const filled = fillVariables(campaign.variables, contact);
+        const filled = fillVariables(placeholderSources(campaign), contact);
         if ('missing' in filled) {
           // This contact lacks a field the message needs: it fails alone, the campaign goes on.
           if (await deps.recipients.move(recipientKey(id, contact.id), 'queued', 'failed')) {

@@ -46,23 +46,49 @@ export function fillVariables(
     if ('value' in result) values.push(result.value);
     else missing.push(result.missing);
   }
-  return missing.length > 0 ? { missing } : { values };
+  // One path may fill several placeholders (a template's header and its URL button).
+  return missing.length > 0 ? { missing: [...new Set(missing)] } : { values };
 }
 
 const fillText = (text: string, values: string[]): string =>
   text.replace(/\{\{\s*(\d+)\s*\}\}/g, (whole, n: string) => values[Number(n) - 1] ?? whole);
 
-/** The content messaging sends: texts filled in, a template's body parameters in order. */
+/**
+ * The content messaging sends: texts filled in; for a template, `values` are those of
+ * `placeholderSources` (contracts) in its order: body, then header, then URL buttons.
+ */
 export function contentFor(message: CampaignMessage, values: string[]): SendContentInput {
   if (message.type === 'template') {
+    const buttons = message.button_variables ?? [];
+    const bodyCount = values.length - buttons.length - (message.header_variable ? 1 : 0);
+    const text = (value: string) => ({ type: 'text', text: value });
+    const header = message.header_media
+      ? [
+          {
+            type: message.header_media.type,
+            [message.header_media.type]: { link: message.header_media.link },
+          },
+        ]
+      : message.header_variable
+        ? [text(values[bodyCount]!)]
+        : [];
+    const components = [
+      ...(header.length > 0 ? [{ type: 'header', parameters: header }] : []),
+      ...(bodyCount > 0
+        ? [{ type: 'body', parameters: values.slice(0, bodyCount).map(text) }]
+        : []),
+      ...buttons.map((button, i) => ({
+        type: 'button',
+        sub_type: 'url',
+        index: String(button.index),
+        parameters: [text(values[values.length - buttons.length + i]!)],
+      })),
+    ];
     return {
       type: 'template',
       template_name: message.template_name,
       template_language: message.template_language,
-      components:
-        values.length > 0
-          ? [{ type: 'body', parameters: values.map((text) => ({ type: 'text', text })) }]
-          : [],
+      components,
     };
   }
   return {
@@ -73,4 +99,31 @@ export function contentFor(message: CampaignMessage, values: string[]): SendCont
     ...(message.buttons ? { buttons: message.buttons } : {}),
     ...(message.image ? { image: message.image } : {}),
   };
+}
+
+const NAMED_PLACEHOLDER =
+  /\{\{\s*(name|phone|email|reply|custom\.[A-Za-z0-9_][A-Za-z0-9_ -]{0,63}?)\s*\}\}/g;
+
+/**
+ * Fills `{{name}}`, `{{phone}}`, `{{email}}` and `{{custom.<key>}}` from the contact, and
+ * `{{reply}}` from `reply` (a flow's last inbound text); other braces stay as written. A value the
+ * contact lacks makes the text unfillable: every such path is returned instead.
+ */
+export function fillContactPlaceholders(
+  text: string,
+  contact: Pick<Contact, 'name' | 'phone' | 'email' | 'custom'>,
+  reply?: string,
+): { text: string } | { missing: string[] } {
+  const missing: string[] = [];
+  const filled = text.replace(NAMED_PLACEHOLDER, (_whole, field: string) => {
+    if (field === 'reply') {
+      if (reply === undefined) missing.push('reply');
+      return reply ?? '';
+    }
+    const result = valueOf({ field }, contact, {});
+    if ('value' in result) return result.value;
+    missing.push(result.missing);
+    return '';
+  });
+  return missing.length > 0 ? { missing } : { text: filled };
 }

@@ -1,4 +1,8 @@
-import type { OrgContext, SendCampaignRequest } from '@switchboard/contracts';
+import {
+  placeholderSources,
+  type OrgContext,
+  type SendCampaignRequest,
+} from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import type { CampaignsDeps } from './dependencies';
 import { contentFor, fillVariables } from './fill-message';
@@ -20,15 +24,16 @@ export async function sendApiCampaign(
     throw new AppError('not_found', `campaing_id: no API campaign ${id}`);
   }
   // Checked before the contact is made: a call missing data has no effect at all.
-  const needsContact = campaign.variables.some((source) => 'field' in source);
+  const sources = placeholderSources(campaign);
+  const needsContact = sources.some((source) => 'field' in source);
   const fromData = fillVariables(
-    campaign.variables.filter((source) => !('field' in source)),
+    sources.filter((source) => !('field' in source)),
     null,
     request.data,
   );
   if ('missing' in fromData) throw missingVariables(fromData.missing);
   const contact = await deps.clients.resolve(organization, request.phone);
-  const filled = fillVariables(campaign.variables, needsContact ? contact : null, request.data);
+  const filled = fillVariables(sources, needsContact ? contact : null, request.data);
   if ('missing' in filled) throw missingVariables(filled.missing);
 
   const content = contentFor(campaign.message, filled.values);

@@ -2,13 +2,17 @@ import {
   AudienceCountResponseSchema,
   AudiencePageResponseSchema,
   CONTACTS_INTERNAL_PATHS,
+  InternalUpdateContactResponseSchema,
   MESSAGING_INTERNAL_PATHS,
+  MessagesResponseSchema,
   ReserveMessageQuotaResponseSchema,
   ResolveContactResponseSchema,
   SendMessageResponseSchema,
   orgHeaders,
   type Audience,
   type Contact,
+  type MessageView,
+  type InternalUpdateContactRequestInput,
   type OrgContext,
 } from '@switchboard/contracts';
 import { AppError, createInternalClient, type Logger } from '@switchboard/service-kit';
@@ -75,6 +79,21 @@ export function createServiceClients(options: ServiceClientOptions) {
       return ResolveContactResponseSchema.parse(answer.data).contact;
     },
 
+    /** Changes a contact's fields, custom fields and groups (a flow's steps); 4xx: refused. */
+    async updateContact(
+      company_id: number,
+      id: number,
+      changes: Omit<InternalUpdateContactRequestInput, 'company_id' | 'id'>,
+    ): Promise<Contact> {
+      const answer = await contacts.post(CONTACTS_INTERNAL_PATHS.update, {
+        company_id,
+        id,
+        ...changes,
+      });
+      if (answer.status !== 200) throw contacts.refusal(answer);
+      return InternalUpdateContactResponseSchema.parse(answer.data).contact;
+    },
+
     /** Holds `count` messages of this month for the organization, all or none. */
     async reserveMessages(organization: OrgContext, count: number): Promise<string> {
       const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.reserveQuota, {
@@ -117,6 +136,23 @@ export function createServiceClients(options: ServiceClientOptions) {
       throw new AppError('provider_error', refused.message ?? 'The message was not sent', {
         httpStatus: answer.status >= 500 && answer.status < 600 ? answer.status : 502,
       });
+    },
+
+    /**
+     * A contact's latest `limit` messages, newest first, through messaging's own `getMessages`
+     * as the organization; with `before_id` only those with a smaller id.
+     */
+    async recentMessages(
+      organization: OrgContext,
+      contact_id: number,
+      limit: number,
+      before_id?: number,
+    ): Promise<MessageView[]> {
+      const query = new URLSearchParams({ contact_id: String(contact_id), limit: String(limit) });
+      if (before_id !== undefined) query.set('before_id', String(before_id));
+      const answer = await messaging.get(`/api/svc/getMessages?${query}`, orgHeaders(organization));
+      if (answer.status !== 200) throw messaging.refusal(answer);
+      return MessagesResponseSchema.parse(answer.data).messages;
     },
 
     shutdown(): void {

@@ -305,6 +305,125 @@ describe('API campaigns (sendcampaigns)', () => {
   });
 });
 
+describe('template campaigns: every placeholder of the template filled', () => {
+  const shippingTemplate = {
+    name: 'shipping_update',
+    language: 'en_US',
+    category: 'UTILITY',
+    components: [
+      { type: 'HEADER', format: 'TEXT', text: 'Order {{1}}', example: { header_text: ['A-1'] } },
+      {
+        type: 'BODY',
+        text: 'Hi {{1}}, your order ships on {{2}}.',
+        example: { body_text: [['Ana', 'Monday']] },
+      },
+      {
+        type: 'BUTTONS',
+        buttons: [
+          { type: 'QUICK_REPLY', text: 'Stop' },
+          {
+            type: 'URL',
+            text: 'Track',
+            url: 'https://shop.example/track/{{1}}',
+            example: ['https://shop.example/track/A-1'],
+          },
+        ],
+      },
+    ],
+  };
+  const templateMessage = {
+    type: 'template',
+    template_name: 'shipping_update',
+    template_language: 'en_US',
+    header_variable: { data: 'order.id' },
+    button_variables: [{ index: 1, source: { data: 'order.id' } }],
+  };
+
+  test('when an API campaign sends a template, then its header, body and URL button take their values from the contact and data', async () => {
+    const org = await system.newOrganization('standard', 'Template Co');
+    expect((await org.api.post('createTemplate', shippingTemplate)).status).toBe(201);
+    await waitFor(async () => {
+      const listed = (await org.api.get('getTemplates')).body.templates as { status: string }[];
+      return listed[0]?.status === 'APPROVED' ? true : undefined;
+    });
+    const created = await org.api.post('createCampaign', {
+      name: 'Shipping',
+      type: 'api',
+      message: templateMessage,
+      variables: ['contact.name', { data: 'order.day' }],
+    });
+    expect(created.status).toBe(201);
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    const phone = uniquePhone();
+    await org.api.post('makeContact', { name: 'Ana', phone });
+
+    const sent = await org.api.post('sendcampaigns', {
+      phone,
+      campaing_id: campaign.id,
+      data: { order: { id: 'A-7', day: 'Friday' } },
+    });
+    expect(sent.status).toBe(200);
+    const [record] = (await sentTo(phone)) as unknown as {
+      request: { template: { name: string; components: unknown[] } };
+    }[];
+    expect(record!.request.template.name).toBe('shipping_update');
+    expect(record!.request.template.components).toEqual([
+      { type: 'header', parameters: [{ type: 'text', text: 'A-7' }] },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Ana' },
+          { type: 'text', text: 'Friday' },
+        ],
+      },
+      { type: 'button', sub_type: 'url', index: '1', parameters: [{ type: 'text', text: 'A-7' }] },
+    ]);
+
+    const missing = await org.api.post('sendcampaigns', {
+      phone,
+      campaing_id: campaign.id,
+      data: { order: { day: 'Friday' } },
+    });
+    expect(missing.status).toBe(422);
+    expect(missing.body.message).toBe('data: missing variables: data.order.id');
+  });
+
+  test('when a regular template campaign names a data path for its header, or gives a header twice or a button twice, then 422', async () => {
+    const org = await system.newOrganization('standard', 'Template Bad Co');
+    const attempts = [
+      { ...templateMessage, button_variables: undefined },
+      {
+        ...templateMessage,
+        header_variable: 'contact.name',
+        header_media: { type: 'image', link: 'https://cdn.example/a.png' },
+        button_variables: undefined,
+      },
+      {
+        ...templateMessage,
+        header_variable: 'contact.name',
+        button_variables: [
+          { index: 1, source: 'contact.phone' },
+          { index: 1, source: 'contact.name' },
+        ],
+      },
+    ];
+    const messages = [];
+    for (const message of attempts) {
+      const answer = await org.api.post('createCampaign', {
+        name: 'Bad',
+        type: 'regular',
+        message,
+        audience: { type: 'all' },
+      });
+      expect(answer.status).toBe(422);
+      messages.push(answer.body.message);
+    }
+    expect(messages[0]).toContain('data paths are only for api campaigns');
+    expect(messages[1]).toContain('a header is text or media, not both');
+    expect(messages[2]).toContain('one variable per button index');
+  });
+});
+
 describe('managing campaigns, bad input and isolation', () => {
   test('when campaigns are listed, then type filters them and another organization sees none of them', async () => {
     const org = await system.newOrganization('standard', 'Lister Co');

@@ -1,6 +1,7 @@
 import {
   MAX_CUSTOM_FIELDS,
   type CustomFieldsInput,
+  type InternalUpdateContactRequest,
   type UpdateContactRequest,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
@@ -97,6 +98,23 @@ export function planUpdateContactChanges(
   setIfChanged(plan, existing, 'email', request.email);
   setIfChanged(plan, existing, 'language', request.language);
   setIfChanged(plan, existing, 'subscription', request.subscription);
+  return isEmpty(plan) ? null : plan;
+}
+
+/** The internal update (a flow's steps): `updateContact`'s fields, custom merged, groups added. */
+export function planInternalContactChanges(
+  existing: Existing,
+  request: Omit<InternalUpdateContactRequest, 'company_id' | 'id' | 'groups'>,
+  groupIds: readonly number[],
+): ContactChangesPlan | null {
+  const plan = emptyPlan();
+  setIfChanged(plan, existing, 'name', request.name);
+  setIfChanged(plan, existing, 'email', request.email);
+  setIfChanged(plan, existing, 'language', request.language);
+  setIfChanged(plan, existing, 'subscription', request.subscription);
+  if (request.custom) planCustomFields(plan, existing.custom ?? {}, request.custom);
+  const current = new Set(existing.group_ids);
+  plan.addGroupIds = [...new Set(groupIds)].filter((id) => !current.has(id));
   return isEmpty(plan) ? null : plan;
 }
 

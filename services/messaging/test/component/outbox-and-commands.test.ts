@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
 import {
   EXCHANGES,
   INTERNAL_SECRET_HEADER,
   MESSAGING_INTERNAL_PATHS,
+  MessagingSendCommandSchema,
   QUEUES,
   ROUTING_KEYS,
   deadQueueFor,
@@ -259,6 +260,51 @@ describe('messaging.send commands (issue 4 point 4)', () => {
           event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
       ),
     ).toHaveLength(0);
+  });
+});
+
+describe('a command meeting a send a dead process still holds', () => {
+  test('when its idempotency key is held by a lease that outlasts the command’s attempts, then the command waits the lease out instead of being parked, and is sent once', async () => {
+    const phone = uniquePhone();
+    const body = command({ phone });
+    // What a process killed right after claiming the key leaves: a record with no message and no
+    // answer, held for SEND_LEASE_MS (60 s) from its creation. 25 s are left of it here, longer
+    // than the five attempts a command has (4 retries × 5 s).
+    await messagingDb()
+      .collection<Record<string, unknown> & { _id: string }>('idempotency_keys')
+      .insertOne({
+        _id: `${org.company_id}:command:${body.idempotency_key}`,
+        company_id: org.company_id,
+        fingerprint: createHash('sha256')
+          .update(
+            JSON.stringify({
+              recipient: { phone },
+              content: MessagingSendCommandSchema.parse(body).content,
+            }),
+          )
+          .digest('hex'),
+        message_id: 999_000_000 + Math.floor(Math.random() * 1_000_000),
+        response: null,
+        created_at: new Date(Date.now() - 35_000),
+      });
+
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+
+    await waitFor(
+      () =>
+        system.events.find(
+          (event) =>
+            event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
+        ),
+      45_000,
+      'message_sent once the lease ran out',
+    );
+    expect(await sentTo(phone)).toHaveLength(1);
   });
 });
 

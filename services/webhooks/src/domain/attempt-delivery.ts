@@ -1,5 +1,5 @@
 import type { WebhookDeliveryMessage } from '@switchboard/contracts';
-import type { Logger } from '@switchboard/service-kit';
+import type { Logger, SecretBox } from '@switchboard/service-kit';
 import {
   logIdFor,
   type DeliveryStore,
@@ -12,7 +12,6 @@ import type { EndpointGate } from './endpoint-gate';
 import { judgeAttempt, type Verdict } from './judge-attempt';
 import type { RetrySchedule, RetryStep } from './retry-schedule';
 import { deliveryHeaders } from './sign-payload';
-import type { SecretBox } from './webhook-secret';
 
 /** Publishes delivery messages; both resolve only once the broker has confirmed. */
 export interface DeliveryQueue {

@@ -6,8 +6,8 @@ import type {
 import { AppError } from '@switchboard/service-kit';
 import type { DeliveryStore, StoredDeliveryLog } from '../data-access/delivery-store';
 import type { StoredWebhook, WebhookStore } from '../data-access/webhook-store';
-import { urlPolicyViolation, type UrlPolicy } from '@switchboard/service-kit';
-import { generateWebhookSecret, lastFourOf, type SecretBox } from './webhook-secret';
+import { urlPolicyViolation, type SecretBox, type UrlPolicy } from '@switchboard/service-kit';
+import { generateWebhookSecret, lastFourOf } from './webhook-secret';
 
 export interface ManageDeps {
   webhooks: WebhookStore;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { createSecretBox, secretEncryptionKey } from '@switchboard/service-kit';
 import {
-  createSecretBox,
   generateWebhookSecret,
   lastFourOf,
   maskSecret,
-  secretEncryptionKey,
+  webhookSecretKey,
 } from '../../src/domain/webhook-secret';
 
 describe('webhook secrets', () => {
@@ -20,32 +20,21 @@ describe('webhook secrets', () => {
     expect(maskSecret(lastFourOf(secret))).toBe('whsec_…EFG=');
   });
 
-  test('when a secret is sealed and opened, then it comes back; the sealed form does not contain it', () => {
-    const box = createSecretBox(randomBytes(32));
+  test('when a webhook secret is sealed with the key derived from the internal secret, then it opens with the key webhooks always derived', () => {
+    const derived = webhookSecretKey(undefined, 'internal-secret-of-the-cluster');
+    // The derivation webhooks used before the box moved to the service kit: stored secrets still open.
+    expect(derived).toEqual(
+      secretEncryptionKey(undefined, 'internal-secret-of-the-cluster', {
+        salt: 'switchboard-webhooks',
+        info: 'webhook-secret-encryption',
+      }),
+    );
     const secret = generateWebhookSecret();
-    const sealed = box.seal(secret);
-    expect(sealed).toMatch(/^v1\./);
-    expect(sealed).not.toContain(secret.slice(6));
-    expect(box.seal(secret)).not.toBe(sealed);
-    expect(box.open(sealed)).toBe(secret);
-  });
-
-  test('when the sealed form is altered or the key is another, then opening fails', () => {
-    const box = createSecretBox(randomBytes(32));
-    const sealed = box.seal(generateWebhookSecret());
-    const parts = sealed.split('.');
-    const data = Buffer.from(parts[3]!, 'base64');
-    data[0] = data[0]! ^ 1;
-    expect(() => box.open([...parts.slice(0, 3), data.toString('base64')].join('.'))).toThrow();
-    expect(() => createSecretBox(randomBytes(32)).open(sealed)).toThrow();
-    expect(() => box.open('plain')).toThrow('not a sealed webhook secret');
-  });
-
-  test('when no key is configured, then one is derived from the internal secret, the same every time', () => {
-    const derived = secretEncryptionKey(undefined, 'internal-secret-of-the-cluster');
-    expect(derived).toHaveLength(32);
-    expect(secretEncryptionKey(undefined, 'internal-secret-of-the-cluster')).toEqual(derived);
+    const sealed = createSecretBox(derived).seal(secret);
+    expect(
+      createSecretBox(webhookSecretKey(undefined, 'internal-secret-of-the-cluster')).open(sealed),
+    ).toBe(secret);
     const configured = randomBytes(32);
-    expect(secretEncryptionKey(configured.toString('base64'), 'x')).toEqual(configured);
+    expect(webhookSecretKey(configured.toString('base64'), 'x')).toEqual(configured);
   });
 });

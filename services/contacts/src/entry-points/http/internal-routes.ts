@@ -4,10 +4,12 @@ import {
   AudiencePageRequestSchema,
   CONTACTS_INTERNAL_PATHS,
   ContactsByIdsRequestSchema,
+  InternalUpdateContactRequestSchema,
   ResolveContactRequestSchema,
   type AudienceCountResponse,
   type AudiencePageResponse,
   type ContactsByIdsResponse,
+  type InternalUpdateContactResponse,
   type ResolveContactResponse,
 } from '@switchboard/contracts';
 import { AppError, orgContext, parseInput } from '@switchboard/service-kit';
@@ -15,6 +17,7 @@ import type { ContactsDeps } from '../../domain/dependencies';
 import { contactsByIds } from '../../domain/list-contacts';
 import { resolveContact } from '../../domain/make-contact';
 import { audiencePage, countAudience } from '../../domain/select-audience';
+import { updateContactInternally } from '../../domain/update-contact';
 
 /** The internal API other services call (behind the internal secret, which the runtime checks). */
 export function internalRoutes(router: Router, deps: ContactsDeps): void {
@@ -52,6 +55,15 @@ export function internalRoutes(router: Router, deps: ContactsDeps): void {
     const body: AudiencePageResponse = {
       status: 'success',
       ...(await audiencePage(deps, request)),
+    };
+    res.json(body);
+  });
+
+  router.post(CONTACTS_INTERNAL_PATHS.update, async (req, res) => {
+    const request = parseInput(InternalUpdateContactRequestSchema, req.body ?? {});
+    const body: InternalUpdateContactResponse = {
+      status: 'success',
+      contact: await updateContactInternally(deps, request),
     };
     res.json(body);
   });

@@ -4,7 +4,13 @@ import {
   QUEUES,
   type MessagingSendCommand,
 } from '@switchboard/contracts';
-import { AppError, PermanentError, type Broker, type Logger } from '@switchboard/service-kit';
+import {
+  AppError,
+  PermanentError,
+  RetryLaterError,
+  type Broker,
+  type Logger,
+} from '@switchboard/service-kit';
 import { contentOfCommand } from '../../domain/sending/content-of';
 import { SendDeferred, type Sender } from '../../domain/sending/send-message';
 
@@ -20,7 +26,7 @@ const FINAL_CODES = new Set(['quota_exceeded', 'not_found', 'validation_failed',
 export async function consumeSendCommands(
   broker: Broker,
   deps: { sender: Sender; logger: Logger },
-  options: { prefetch: number; maxAttempts: number },
+  options: { prefetch: number; maxAttempts: number; maxPostponements: number },
 ): Promise<void> {
   await broker.consume<MessagingSendCommand>(
     QUEUES.messagingCommands,
@@ -65,11 +71,10 @@ export async function consumeSendCommands(
         if (error instanceof AppError && FINAL_CODES.has(error.code)) {
           throw new PermanentError(error.message, { reason: `${error.code}: ${error.message}` });
         }
-        if (
-          error instanceof AppError &&
-          error.code === 'conflict' &&
-          !/still being/.test(error.message)
-        ) {
+        if (error instanceof AppError && error.code === 'conflict') {
+          // Still being sent under another attempt's lease: after a crash that lease outlasts
+          // the attempts a command has, so waiting for it must not spend them.
+          if (/still being/.test(error.message)) throw new RetryLaterError(error.message);
           throw new PermanentError(error.message, { reason: `conflict: ${error.message}` });
         }
         throw error;
@@ -79,6 +84,7 @@ export async function consumeSendCommands(
       schema: MessagingSendCommandSchema,
       prefetch: options.prefetch,
       maxAttempts: options.maxAttempts,
+      maxPostponements: options.maxPostponements,
     },
   );
 }

@@ -1,0 +1,70 @@
+import { lookup } from 'node:dns/promises';
+import type { Connection } from 'mongoose';
+import {
+  createSecretBox,
+  secretEncryptionKey,
+  type Logger,
+  type UrlPolicy,
+} from '@switchboard/service-kit';
+import type { CampaignsConfig } from './config';
+import { createAiBotSettingsStore } from './data-access/ai-bot-settings-store';
+import { createAiBotResponder } from './domain/automation/ai-bot/ai-bot-responder';
+import type { AiBotSettingsDeps } from './domain/automation/ai-bot/manage-ai-bot-settings';
+import type { Responder } from './domain/automation/responder';
+import { createChatCompletionsClient } from './outbound/chat-completions-client';
+import type { ServiceClients } from './outbound/service-clients';
+
+export interface AiBot {
+  /** What the settings operations need. */
+  settings: AiBotSettingsDeps;
+  /** The last step of the answer order (issue 8 point 2). */
+  respond: Responder;
+  shutdown(): void;
+}
+
+/** The AI bot's parts, from the campaigns service's config, database and clients. */
+export function assembleAiBot(options: {
+  config: CampaignsConfig;
+  db: Connection;
+  clients: ServiceClients;
+  logger: Logger;
+}): AiBot {
+  const { config, logger } = options;
+  if (!config.AI_BOT_KEY_ENCRYPTION_KEY && config.NODE_ENV === 'production') {
+    logger.warn('AI_BOT_KEY_ENCRYPTION_KEY is not set; deriving it from the internal secret');
+  }
+  const secrets = createSecretBox(
+    secretEncryptionKey(config.AI_BOT_KEY_ENCRYPTION_KEY, config.INTERNAL_API_SECRET, {
+      salt: 'switchboard-campaigns',
+      info: 'ai-bot-key-encryption',
+    }),
+  );
+  const urlPolicy: UrlPolicy = {
+    allowPrivate: config.AI_BOT_ALLOW_PRIVATE_URLS,
+    resolve: async (host) => (await lookup(host, { all: true })).map((entry) => entry.address),
+  };
+  const settings = createAiBotSettingsStore(options.db);
+  const chat = createChatCompletionsClient({
+    logger,
+    timeoutMs: config.AI_BOT_TIMEOUT_MS,
+    urlPolicy,
+    breaker: {
+      errorThresholdPercentage: config.AI_BOT_BREAKER_ERROR_PERCENT,
+      volumeThreshold: config.AI_BOT_BREAKER_VOLUME,
+      resetTimeoutMs: config.AI_BOT_BREAKER_RESET_MS,
+    },
+  });
+  return {
+    settings: { settings, secrets, urlPolicy },
+    respond: createAiBotResponder({
+      settings,
+      secrets,
+      recentMessages: (organization, contact_id, limit, before_id) =>
+        options.clients.recentMessages(organization, contact_id, limit, before_id),
+      chat,
+      historyMessages: config.AI_BOT_HISTORY_MESSAGES,
+      logger: logger.child({ component: 'ai-bot' }),
+    }),
+    shutdown: () => chat.shutdown(),
+  };
+}

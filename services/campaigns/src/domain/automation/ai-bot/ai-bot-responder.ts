@@ -1,0 +1,76 @@
+import type { MessageView, OrgContext } from '@switchboard/contracts';
+import type { Logger, SecretBox } from '@switchboard/service-kit';
+import type { AiBotSettingsStore } from '../../../data-access/ai-bot-settings-store';
+import type { ChatCompletionsClient } from '../../../outbound/chat-completions-client';
+import type { Responder } from '../responder';
+import { answerText, buildChatRequest } from './build-chat-request';
+
+export interface AiBotDeps {
+  settings: AiBotSettingsStore;
+  secrets: SecretBox;
+  /** The contact's latest messages, newest first, with ids below `before_id` (messaging's `getMessages`). */
+  recentMessages(
+    organization: OrgContext,
+    contact_id: number,
+    limit: number,
+    before_id: number,
+  ): Promise<MessageView[]>;
+  chat: ChatCompletionsClient;
+  /** Messages of the conversation sent with each question, the one being answered included. */
+  historyMessages: number;
+  logger: Logger;
+}
+
+export const AI_BOT_SOURCE = 'ai_bot';
+
+/**
+ * The last step of the answer order (issue 8 points 2 and 4): when the organization's bot is
+ * enabled and the contact is switched on, the recent conversation goes to the organization's
+ * chat-completions endpoint and its answer is the reply. Any failure is logged and answers
+ * nothing: the contact gets no reply rather than an error message.
+ */
+export function createAiBotResponder(deps: AiBotDeps): Responder {
+  return async (turn) => {
+    // A message with no text (a sticker, a location) is nothing the model could answer.
+    if (!turn.contact.ai_bot_enabled || !turn.message.text.trim()) return null;
+    const { company_id } = turn.organization;
+    const settings = await deps.settings.find(company_id);
+    if (!settings?.enabled || !settings.endpoint || !settings.model) return null;
+
+    const log = deps.logger.child({
+      company_id,
+      contact_id: turn.contact.id,
+      message_id: turn.message.message_id,
+    });
+    try {
+      const history = await deps.recentMessages(
+        turn.organization,
+        turn.contact.id,
+        deps.historyMessages,
+        turn.message.message_id + 1,
+      );
+      const outcome = await deps.chat.complete({
+        breakerKey: `${company_id}:${settings.endpoint}`,
+        endpoint: settings.endpoint,
+        apiKey: settings.api_key_sealed ? deps.secrets.open(settings.api_key_sealed) : null,
+        request: buildChatRequest({
+          model: settings.model,
+          systemPrompt: settings.system_prompt,
+          history,
+          current: { message_id: turn.message.message_id, text: turn.message.text },
+        }),
+      });
+      if (outcome.kind === 'failure') {
+        log.warn({ reason: outcome.reason, detail: outcome.detail }, 'AI bot gave no answer');
+        return null;
+      }
+      return {
+        source: AI_BOT_SOURCE,
+        content: { type: 'text', message: answerText(outcome.content) },
+      };
+    } catch (error) {
+      log.warn({ err: error, reason: 'error' }, 'AI bot gave no answer');
+      return null;
+    }
+  };
+}
