@@ -17,5 +17,6 @@ export * from './webhooks-delivery';
 export * from './http/messaging-api';
 export * from './http/templates-api';
 export * from './http/campaigns-api';
+export * from './http/automated-replies-api';
 export * from './messaging-commands';
 export * from './openapi';

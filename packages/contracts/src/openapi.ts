@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorResponseSchema } from './envelope';
+import { AUTOMATED_REPLY_OPERATIONS } from './http/automated-replies-api';
 import { CAMPAIGN_OPERATIONS } from './http/campaigns-api';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
@@ -16,6 +17,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...MESSAGING_OPERATIONS,
   ...TEMPLATE_OPERATIONS,
   ...CAMPAIGN_OPERATIONS,
+  ...AUTOMATED_REPLY_OPERATIONS,
 ];
 
 type JsonSchema = Record<string, unknown>;

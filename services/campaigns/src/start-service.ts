@@ -10,15 +10,28 @@ import {
 } from '@switchboard/service-kit';
 import type { CampaignsConfig } from './config';
 import { createCampaignQuotaStore } from './data-access/campaign-quota-store';
+import { createAutomationStateStore } from './data-access/automation-state-store';
 import { createCampaignStore } from './data-access/campaign-store';
 import { createRecipientStore } from './data-access/recipient-store';
+import { createReplyStore } from './data-access/reply-store';
+import { answerOrder, type AutomationDeps } from './domain/automation/answer-inbound-message';
+import { createReplyResponders } from './domain/automation/reply-responders';
+import type { Responder } from './domain/automation/responder';
 import type { CampaignsDeps } from './domain/dependencies';
+import { consumeInboundForAutomation } from './entry-points/broker/automation-consumer';
 import { consumeProgressEvents } from './entry-points/broker/progress-consumer';
+import { automatedReplyRoutes } from './entry-points/http/automated-reply-routes';
 import { campaignRoutes } from './entry-points/http/campaign-routes';
 import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaign-jobs';
+import { createOrganizationDirectory } from './outbound/organization-directory';
 import { createServiceClients } from './outbound/service-clients';
 
-/** Automated replies, flows and the AI bot come with issue 8. */
+/** The steps of the answer order other parts provide (issue 8): flows and the AI bot. */
+export interface StartOptions {
+  responders?: { flow?: Responder; aiBot?: Responder };
+}
+
+/** Flows and the AI bot's own operations come with their parts of issue 8. */
 const SERVED = new Set(
   [
     'getCampaigns',
@@ -29,18 +42,34 @@ const SERVED = new Set(
     'deleteCampaign',
     'sendcampaigns',
     'sendCampaignMessageToPhoneNumber',
+    'getAutomatedReplies',
+    'addAutomatedReply',
+    'updateAutomatedReply',
+    'deleteAutomatedReply',
+    'updateContactBots',
   ].map((operation) => `/api/svc/${operation}`),
 );
 
 /** Campaigns: regular (to an audience), API (one message on call) and bot (matched by keywords). */
-export function startService(config: CampaignsConfig): Promise<RunningService<CampaignsConfig>> {
+export function startService(
+  config: CampaignsConfig,
+  options: StartOptions = {},
+): Promise<RunningService<CampaignsConfig>> {
   return startServiceRuntime({
     service: 'campaigns',
     config,
     async setup({ db, broker, logger }) {
       const campaigns = createCampaignStore(db);
       const recipients = createRecipientStore(db);
-      await Promise.all([campaigns.init(), recipients.init()]);
+      const replies = createReplyStore(db);
+      const states = createAutomationStateStore(db);
+      await Promise.all([campaigns.init(), recipients.init(), replies.init(), states.init()]);
+      const organizations = createOrganizationDirectory({
+        gatewayUrl: config.GATEWAY_URL,
+        internalSecret: config.INTERNAL_API_SECRET,
+        logger,
+        cacheMs: config.ORGANIZATION_CACHE_MS,
+      });
       const clients = createServiceClients({
         contactsUrl: config.CONTACTS_URL,
         messagingUrl: config.MESSAGING_URL,
@@ -76,11 +105,31 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
       };
       const dispatcher = createDispatcher(base);
       const deps: CampaignsDeps = { ...base, dispatchSoon: dispatcher.dispatchSoon };
+      const automation: AutomationDeps = {
+        replies,
+        states,
+        organizations,
+        clients,
+        responders: answerOrder({
+          ...createReplyResponders({ replies, campaigns }),
+          ...options.responders,
+        }),
+        publishCommand: base.publishCommand,
+        logger,
+        maxAnswersPerMinute: config.AUTOMATION_MAX_ANSWERS_PER_MINUTE,
+      };
+      const replyDeps = {
+        replies,
+        states,
+        clients,
+        nextReplyId: () => nextId(db, 'automated_replies'),
+      };
       let jobs: PeriodicJob | undefined;
 
       return {
         routes: (router) => {
           campaignRoutes(router, deps);
+          automatedReplyRoutes(router, replyDeps);
           notImplementedRoutes(
             router,
             apiPathsOwnedBy('campaigns').filter((path) => !SERVED.has(path)),
@@ -88,6 +137,9 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
         },
         startConsumers: async () => {
           if (broker) await consumeProgressEvents(broker, deps, config.PROGRESS_PREFETCH);
+          if (broker) {
+            await consumeInboundForAutomation(broker, automation, config.AUTOMATION_PREFETCH);
+          }
           relay.start();
           jobs = startCampaignJobs(deps, config.SCHEDULER_INTERVAL_MS);
         },
@@ -96,6 +148,7 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
           await dispatcher.idle();
           await relay.stop();
           clients.shutdown();
+          organizations.shutdown();
         },
       };
     },

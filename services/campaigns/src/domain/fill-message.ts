@@ -74,3 +74,34 @@ export function contentFor(message: CampaignMessage, values: string[]): SendCont
     ...(message.image ? { image: message.image } : {}),
   };
 }
+
+type ContactFields = Pick<Contact, 'name' | 'phone' | 'email' | 'custom'>;
+
+/**
+ * Named placeholders of automated replies (issue 8): `{{name}}`, `{{phone}}`, `{{email}}` and
+ * `{{custom.<key>}}`, from the contact, through the same lookup as a campaign's `{field}`
+ * variables. A field the contact lacks becomes empty text: an answer is never held back for it.
+ * Anything else between braces is left as written.
+ */
+export function fillContactPlaceholders(text: string, contact: ContactFields): string {
+  return text.replace(
+    /\{\{\s*(name|phone|email|custom\.[A-Za-z0-9 _-]{1,64}?)\s*\}\}/g,
+    (_whole, field: string) => {
+      const result = valueOf({ field }, contact, {});
+      return 'value' in result ? result.value : '';
+    },
+  );
+}
+
+/** A text message with every text part's placeholders filled from the contact. */
+export function fillTextContent(
+  content: Extract<SendContentInput, { type: 'text' }>,
+  contact: ContactFields,
+): Extract<SendContentInput, { type: 'text' }> {
+  return {
+    ...content,
+    message: fillContactPlaceholders(content.message, contact),
+    ...(content.header ? { header: fillContactPlaceholders(content.header, contact) } : {}),
+    ...(content.footer ? { footer: fillContactPlaceholders(content.footer, contact) } : {}),
+  };
+}
