@@ -58,7 +58,7 @@ export function startService(
   return startServiceRuntime({
     service: 'campaigns',
     config,
-    async setup({ db, broker, logger }) {
+    async setup({ db, broker, logger, metrics }) {
       const campaigns = createCampaignStore(db);
       const recipients = createRecipientStore(db);
       const replies = createReplyStore(db);
@@ -138,7 +138,12 @@ export function startService(
         startConsumers: async () => {
           if (broker) await consumeProgressEvents(broker, deps, config.PROGRESS_PREFETCH);
           if (broker) {
-            await consumeInboundForAutomation(broker, automation, config.AUTOMATION_PREFETCH);
+            await consumeInboundForAutomation(
+              broker,
+              automation,
+              config.AUTOMATION_PREFETCH,
+              metrics,
+            );
           }
           relay.start();
           jobs = startCampaignJobs(deps, config.SCHEDULER_INTERVAL_MS);

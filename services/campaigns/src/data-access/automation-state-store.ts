@@ -113,7 +113,7 @@ export function createAutomationStateStore(db: Connection) {
       for (let attempt = 0; attempt < 10; attempt++) {
         const state = await find(_id);
         if (!state) throw new Error(`automation state ${_id} is missing`);
-        if (state.window_message_ids.includes(message_id)) return 'repeat';
+        if ((state.window_message_ids ?? []).includes(message_id)) return 'repeat';
         const expired = now.getTime() - new Date(state.window_start).getTime() >= WINDOW_MS;
         if (!expired && state.window_count >= maxPerMinute) return 'limited';
         const result = await States.updateOne(

@@ -24,6 +24,17 @@ export interface AutomationDeps {
   maxAnswersPerMinute: number;
 }
 
+/** What became of one inbound message, for the log and `switchboard_automated_answers_total`. */
+export type AnswerOutcome =
+  | 'answered'
+  | 'no_answer'
+  | 'echo'
+  | 'bots_off'
+  | 'rate_limited'
+  | 'quota_exhausted'
+  | 'unsendable'
+  | 'ignored';
+
 /** A responder with nothing to say: the default for the steps other parts provide. */
 export const nobody: Responder = async () => null;
 
@@ -75,8 +86,8 @@ export const answerKey = (message_id: number, index: number) =>
 export async function answerInboundMessage(
   deps: AutomationDeps,
   event: BrokerEvent,
-): Promise<void> {
-  if (event.event !== 'message_received') return;
+): Promise<AnswerOutcome> {
+  if (event.event !== 'message_received') return 'ignored';
   const { data } = event;
   const log = deps.logger.child({
     company_id: data.company_id,
@@ -85,12 +96,12 @@ export async function answerInboundMessage(
   });
   if (event.echo) {
     log.info('automated answer skipped: the message came from the business number');
-    return;
+    return 'echo';
   }
   const state = await deps.states.noteInbound(data.company_id, data.contact_id, data.message_id);
   if (state.bots_off) {
     log.debug('automated answer skipped: bots are off for the contact');
-    return;
+    return 'bots_off';
   }
   const [organization, contact] = await Promise.all([
     deps.organizations.find(data.company_id),
@@ -101,7 +112,7 @@ export async function answerInboundMessage(
       { organization: !!organization },
       'automated answer skipped: contact or organization gone',
     );
-    return;
+    return 'ignored';
   }
   const turn: InboundTurn = {
     organization,
@@ -117,7 +128,7 @@ export async function answerInboundMessage(
     received_at: new Date(event.timestamp),
   };
   const answer = await firstAnswer(deps.responders, turn);
-  if (!answer) return;
+  if (!answer) return 'no_answer';
 
   const claim = await deps.states.claimAnswer(
     data.company_id,
@@ -130,13 +141,22 @@ export async function answerInboundMessage(
       { source: answer.source, limit: deps.maxAnswersPerMinute },
       'automated answer skipped: the contact reached the automated answers per minute',
     );
-    return;
+    return 'rate_limited';
   }
   const messages = answer.next ? [answer, { ...answer.next, next: undefined }] : [answer];
   for (const [index, item] of messages.entries()) {
-    const sent = await sendAnswer(deps, organization, turn, item, index, claim === 'claimed', log);
-    if (!sent) return;
+    const outcome = await sendAnswer(
+      deps,
+      organization,
+      turn,
+      item,
+      index,
+      claim === 'claimed',
+      log,
+    );
+    if (outcome !== 'answered') return index === 0 ? outcome : 'answered';
   }
+  return 'answered';
 }
 
 /**
@@ -152,7 +172,7 @@ async function sendAnswer(
   index: number,
   fresh: boolean,
   log: Logger,
-): Promise<boolean> {
+): Promise<AnswerOutcome> {
   const key = answerKey(turn.message.message_id, index);
   let month: string | undefined;
   if (fresh) {
@@ -164,7 +184,7 @@ async function sendAnswer(
           { source: answer.source, plan: organization.plan },
           'automated answer not sent: the message quota is used up',
         );
-        return false;
+        return 'quota_exhausted';
       }
       throw error;
     }
@@ -193,11 +213,11 @@ async function sendAnswer(
     // The place goes back; a retry of the turn lets messaging reserve one itself.
     if (month)
       await deps.clients.releaseMessages(organization.company_id, month, 1).catch(() => undefined);
-    if (!parsed.success) return false;
+    if (!parsed.success) return 'unsendable';
     throw error;
   }
   const replyId = replyIdOfSource(answer.source);
   if (fresh && replyId !== undefined) await deps.replies.countUse(replyId);
   log.info({ source: answer.source, key }, 'automated answer handed to messaging');
-  return true;
+  return 'answered';
 }

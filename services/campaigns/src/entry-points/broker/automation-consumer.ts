@@ -1,5 +1,6 @@
 import { BrokerEventSchema, QUEUES, type BrokerEvent } from '@switchboard/contracts';
-import type { Broker } from '@switchboard/service-kit';
+import type { Broker, ServiceMetrics } from '@switchboard/service-kit';
+import { Counter } from 'prom-client';
 import {
   answerInboundMessage,
   type AutomationDeps,
@@ -10,10 +11,19 @@ export async function consumeInboundForAutomation(
   broker: Broker,
   deps: AutomationDeps,
   prefetch: number,
+  metrics: ServiceMetrics,
 ): Promise<void> {
+  const outcomes = new Counter({
+    name: 'switchboard_automated_answers_total',
+    help: 'Inbound messages by what automation did (answered, no_answer, rate_limited, quota_exhausted, …)',
+    labelNames: ['outcome'] as const,
+    registers: [metrics.registry],
+  });
   await broker.consume<BrokerEvent>(
     QUEUES.campaignsAutomation,
-    async (event) => answerInboundMessage(deps, event),
+    async (event) => {
+      outcomes.inc({ outcome: await answerInboundMessage(deps, event) });
+    },
     { schema: BrokerEventSchema, prefetch },
   );
 }
