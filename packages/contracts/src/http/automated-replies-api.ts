@@ -107,10 +107,11 @@ export const UpdateAutomatedReplyRequestSchema = z
     kind: AutomatedReplyKindSchema.optional(),
     triggers: replyFields.triggers.optional(),
     message: ReplyContentShape.message.optional(),
-    header: ReplyContentShape.header,
-    footer: ReplyContentShape.footer,
-    buttons: ButtonsInputSchema.optional(),
-    image: ReplyContentShape.image,
+    // null clears an optional part of the message.
+    header: z.union([z.null(), ReplyContentShape.header]).optional(),
+    footer: z.union([z.null(), ReplyContentShape.footer]).optional(),
+    buttons: z.union([z.null(), ButtonsInputSchema]).optional(),
+    image: z.union([z.null(), ReplyContentShape.image]).optional(),
     next_reply_id: nextReplyId.optional(),
     active: BooleanInputSchema.optional(),
   })

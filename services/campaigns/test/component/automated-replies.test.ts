@@ -177,6 +177,7 @@ describe('automated replies over the API (issue 8 point 1)', () => {
       kind: 'contains',
       triggers: ['price'],
       active: false,
+      header: 'Prices',
     });
     expect(put.status).toBe(200);
     expect(AutomatedReplyResponseSchema.parse(put.body).reply).toMatchObject({
@@ -184,9 +185,18 @@ describe('automated replies over the API (issue 8 point 1)', () => {
       triggers: ['price'],
       active: false,
       message: 'Hi {{name}}!',
+      header: 'Prices',
     });
-    const posted = await org.api.post('updateAutomatedReply', { id: first.id, name: 'Prices' });
-    expect(AutomatedReplyResponseSchema.parse(posted.body).reply.name).toBe('Prices');
+    const posted = await org.api.post('updateAutomatedReply', {
+      id: first.id,
+      name: 'Prices',
+      header: null,
+    });
+    expect(AutomatedReplyResponseSchema.parse(posted.body).reply).toMatchObject({
+      name: 'Prices',
+      header: null,
+      kind: 'contains',
+    });
 
     const deleted = await call(org, 'DELETE', 'deleteAutomatedReply', { id: first.id });
     expect(deleted.status).toBe(200);
@@ -386,7 +396,7 @@ describe('answering inbound messages (issue 8 point 2)', () => {
     await addReply(org, {
       name: 'Preço',
       kind: 'contains',
-      triggers: 'preço, horário de abertura',
+      triggers: 'preço, horário de abertura, image',
       message: 'answer',
     });
     const phone = uniquePhone();
@@ -396,6 +406,10 @@ describe('answering inbound messages (issue 8 point 2)', () => {
     for (const text of ['precos baratos', 'horario', 'apreço']) {
       await writeAndSettle(org, phone, text, 'no_answer');
     }
+    // A picture without a caption is not the word "image" (messaging's `[image]` stand-in).
+    const before = await outcomes('no_answer');
+    await write(org, phone, { image: {} });
+    await settled('no_answer', before);
     expect(await answersTo(phone)).toEqual(['answer', 'answer', 'answer']);
   });
 

@@ -112,7 +112,7 @@ export async function updateReply(
     ...(request.message !== undefined ? { message: request.message } : {}),
     ...(request.header !== undefined ? { header: request.header } : {}),
     ...(request.footer !== undefined ? { footer: request.footer } : {}),
-    ...(request.buttons !== undefined ? { buttons: request.buttons } : {}),
+    ...(request.buttons !== undefined ? { buttons: request.buttons ?? [] } : {}),
     ...(request.image !== undefined ? { image: request.image } : {}),
     ...(request.next_reply_id !== undefined ? { next_reply_id: request.next_reply_id } : {}),
     ...(request.active !== undefined ? { active: request.active } : {}),

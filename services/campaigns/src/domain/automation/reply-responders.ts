@@ -10,9 +10,15 @@ export interface ReplyResponderDeps {
   campaigns: CampaignStore;
 }
 
-/** What the contact said, normalized: the text (a button's title) and a chosen button's id. */
+/** Messaging's stand-in for a message with no text of its own: `[image]`, `[location]`… */
+const isPlaceholder = (text: string) => /^\[[^\]]*\]$/.test(text.trim());
+
+/**
+ * What the contact said, normalized: the text (a caption, a button's title) and a chosen
+ * button's id. A stand-in such as `[image]` is not something the contact said.
+ */
 const saidIn = (turn: InboundTurn): string[] =>
-  [turn.message.text, turn.message.reply_id]
+  [isPlaceholder(turn.message.text) ? undefined : turn.message.text, turn.message.reply_id]
     .filter((text): text is string => typeof text === 'string')
     .map(normalizeForMatching)
     .filter((text) => text !== '');
