@@ -98,15 +98,16 @@ export async function answerInboundMessage(
     log.info('automated answer skipped: the message came from the business number');
     return 'echo';
   }
-  const state = await deps.states.noteInbound(data.company_id, data.contact_id, data.message_id);
+  // Looked up together: one wait instead of three on the path to the answer.
+  const [state, organization, contact] = await Promise.all([
+    deps.states.noteInbound(data.company_id, data.contact_id, data.message_id),
+    deps.organizations.find(data.company_id),
+    deps.clients.contactById(data.company_id, data.contact_id),
+  ]);
   if (state.bots_off) {
     log.debug('automated answer skipped: bots are off for the contact');
     return 'bots_off';
   }
-  const [organization, contact] = await Promise.all([
-    deps.organizations.find(data.company_id),
-    deps.clients.contactById(data.company_id, data.contact_id),
-  ]);
   if (!organization || !contact) {
     log.warn(
       { organization: !!organization },
