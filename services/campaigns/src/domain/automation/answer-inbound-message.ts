@@ -201,20 +201,24 @@ async function sendAnswer(
     idempotency_key: key,
     ...(month ? { quota_reserved: true, quota_month: month } : {}),
   } satisfies MessagingSendCommandInput);
+  // A place held for a message that is not handed over goes back (a retried turn lets
+  // messaging reserve one itself).
+  const giveBack = async () => {
+    if (month) await deps.clients.releaseMessages(organization.company_id, month, 1);
+  };
+  if (!parsed.success) {
+    // A responder's content messaging would refuse: no retry can fix it.
+    log.error(
+      { source: answer.source, issues: parsed.error.issues },
+      'automated answer cannot be sent as it is',
+    );
+    await giveBack();
+    return 'unsendable';
+  }
   try {
-    if (!parsed.success) {
-      log.error(
-        { source: answer.source, issues: parsed.error.issues },
-        'automated answer cannot be sent as it is',
-      );
-      throw parsed.error;
-    }
     await deps.publishCommand(parsed.data, key);
   } catch (error) {
-    // The place goes back; a retry of the turn lets messaging reserve one itself.
-    if (month)
-      await deps.clients.releaseMessages(organization.company_id, month, 1).catch(() => undefined);
-    if (!parsed.success) return 'unsendable';
+    await giveBack().catch(() => undefined);
     throw error;
   }
   const replyId = replyIdOfSource(answer.source);
