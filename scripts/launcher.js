@@ -46,6 +46,7 @@ function portsFrom(basePort) {
 function wiringEnv(ports, host) {
   const url = (name) => `http://${host}:${ports[name]}`;
   return {
+    GATEWAY_URL: url('gateway'),
     MESSAGING_URL: url('messaging'),
     CONTACTS_URL: url('contacts'),
     CAMPAIGNS_URL: url('campaigns'),

@@ -46,6 +46,7 @@ export const QUEUES = {
   webhooksRetry30s: 'webhooks.retry.30s',
   webhooksRetry60s: 'webhooks.retry.60s',
   campaignsEvents: 'campaigns.events',
+  campaignsAutomation: 'campaigns.automation',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -153,6 +154,10 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
 
   ...workQueue(QUEUES.campaignsEvents, 'campaigns', true),
   ...bind(EXCHANGES.events, QUEUES.campaignsEvents, PROGRESS_EVENTS),
+
+  // Automated answers (issue 8) on a queue of their own: a slow answer never holds up progress.
+  ...workQueue(QUEUES.campaignsAutomation, 'campaigns', true),
+  ...bind(EXCHANGES.events, QUEUES.campaignsAutomation, ['message_received']),
 ];
 
 /**

@@ -19,5 +19,6 @@ export * from './http/templates-api';
 export * from './http/campaigns-api';
 export * from './http/ai-bot-api';
 export * from './http/flows-api';
+export * from './http/automated-replies-api';
 export * from './messaging-commands';
 export * from './openapi';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorResponseSchema } from './envelope';
 import { AI_BOT_OPERATIONS } from './http/ai-bot-api';
+import { AUTOMATED_REPLY_OPERATIONS } from './http/automated-replies-api';
 import { CAMPAIGN_OPERATIONS } from './http/campaigns-api';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
 import { FLOW_OPERATIONS } from './http/flows-api';
@@ -20,6 +21,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...CAMPAIGN_OPERATIONS,
   ...AI_BOT_OPERATIONS,
   ...FLOW_OPERATIONS,
+  ...AUTOMATED_REPLY_OPERATIONS,
 ];
 
 type JsonSchema = Record<string, unknown>;

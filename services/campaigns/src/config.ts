@@ -12,6 +12,8 @@ export const campaignsConfigSchema = z.object({
   PORT: portSchema(8083),
   MESSAGING_URL: z.string().url().default('http://127.0.0.1:8081'),
   CONTACTS_URL: z.string().url().default('http://127.0.0.1:8082'),
+  /** The gateway's internal API: an organization's plan, for automated answers (issue 8). */
+  GATEWAY_URL: z.string().url().default('http://127.0.0.1:8080'),
   /** An API campaign's send waits for messaging, which may retry the provider for a while. */
   SEND_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** How often scheduled campaigns are started and interrupted work is resumed. */
@@ -40,6 +42,11 @@ export const campaignsConfigSchema = z.object({
     .int()
     .min(1_000)
     .default(30 * 60_000),
+  /** Automated answers one contact may get per minute (issue 8 point 5: stops bot-to-bot loops). */
+  AUTOMATION_MAX_ANSWERS_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+  AUTOMATION_PREFETCH: z.coerce.number().int().min(1).default(20),
+  /** How long an organization's plan is trusted without asking the gateway again. */
+  ORGANIZATION_CACHE_MS: z.coerce.number().int().min(0).default(30_000),
 });
 
 export type CampaignsConfig = z.infer<typeof campaignsConfigSchema>;

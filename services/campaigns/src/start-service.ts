@@ -11,19 +11,32 @@ import {
 import { assembleAiBot } from './assemble-ai-bot';
 import type { CampaignsConfig } from './config';
 import { createCampaignQuotaStore } from './data-access/campaign-quota-store';
+import { createAutomationStateStore } from './data-access/automation-state-store';
 import { createCampaignStore } from './data-access/campaign-store';
 import { createFlowSessionStore } from './data-access/flow-session-store';
 import { createFlowStore } from './data-access/flow-store';
 import { createRecipientStore } from './data-access/recipient-store';
+import { createReplyStore } from './data-access/reply-store';
+import { answerOrder, type AutomationDeps } from './domain/automation/answer-inbound-message';
+import { createFlowResponder } from './domain/automation/flows/flow-responder';
+import { createReplyResponders } from './domain/automation/reply-responders';
+import type { Responder } from './domain/automation/responder';
 import type { CampaignsDeps } from './domain/dependencies';
+import { consumeInboundForAutomation } from './entry-points/broker/automation-consumer';
 import { consumeProgressEvents } from './entry-points/broker/progress-consumer';
 import { aiBotRoutes } from './entry-points/http/ai-bot-routes';
+import { automatedReplyRoutes } from './entry-points/http/automated-reply-routes';
 import { campaignRoutes } from './entry-points/http/campaign-routes';
 import { flowRoutes } from './entry-points/http/flow-routes';
 import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaign-jobs';
+import { createOrganizationDirectory } from './outbound/organization-directory';
 import { createServiceClients } from './outbound/service-clients';
 
-/** Automated replies, flows and the AI bot come with issue 8. */
+/** Tests may stand other steps in for flows and the AI bot (issue 8). */
+export interface StartOptions {
+  responders?: { flow?: Responder; aiBot?: Responder };
+}
+
 const SERVED = new Set(
   [
     'getCampaigns',
@@ -40,22 +53,38 @@ const SERVED = new Set(
     'addFlow',
     'updateFlow',
     'deleteFlow',
+    'getAutomatedReplies',
+    'addAutomatedReply',
+    'updateAutomatedReply',
+    'deleteAutomatedReply',
+    'updateContactBots',
   ].map((operation) => `/api/svc/${operation}`),
 );
 
 /** Campaigns: regular (to an audience), API (one message on call) and bot (matched by keywords). */
-export function startService(config: CampaignsConfig): Promise<RunningService<CampaignsConfig>> {
+export function startService(
+  config: CampaignsConfig,
+  options: StartOptions = {},
+): Promise<RunningService<CampaignsConfig>> {
   return startServiceRuntime({
     service: 'campaigns',
     config,
-    async setup({ db, broker, logger }) {
+    async setup({ db, broker, logger, metrics }) {
       const campaigns = createCampaignStore(db);
       const recipients = createRecipientStore(db);
       const flows = createFlowStore(db);
-      // Sessions are moved by the flow responder (domain/automation/flows), which the
-      // message_received pipeline asks first; the store is built here so its indexes exist.
       const flowSessions = createFlowSessionStore(db);
-      await Promise.all([campaigns.init(), recipients.init(), flows.init(), flowSessions.init()]);
+      const replies = createReplyStore(db);
+      const states = createAutomationStateStore(db);
+      await Promise.all(
+        [campaigns, recipients, flows, flowSessions, replies, states].map((store) => store.init()),
+      );
+      const organizations = createOrganizationDirectory({
+        gatewayUrl: config.GATEWAY_URL,
+        internalSecret: config.INTERNAL_API_SECRET,
+        logger,
+        cacheMs: config.ORGANIZATION_CACHE_MS,
+      });
       const clients = createServiceClients({
         contactsUrl: config.CONTACTS_URL,
         messagingUrl: config.MESSAGING_URL,
@@ -63,7 +92,6 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
         logger,
         sendTimeoutMs: config.SEND_TIMEOUT_MS,
       });
-      // `aiBot.respond` is the last responder of the answer order (issue 8 point 2).
       const aiBot = assembleAiBot({ config, db, clients, logger });
       const relay = createEventRelay({
         sources: [campaigns.outbox],
@@ -93,6 +121,34 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
       };
       const dispatcher = createDispatcher(base);
       const deps: CampaignsDeps = { ...base, dispatchSoon: dispatcher.dispatchSoon };
+      const automation: AutomationDeps = {
+        replies,
+        states,
+        organizations,
+        clients,
+        responders: answerOrder({
+          flow: createFlowResponder({
+            flows,
+            sessions: flowSessions,
+            updateContact: clients.updateContact,
+            turnBotsOff: (company_id, contact_id) => states.turnBotsOff(company_id, contact_id),
+            logger,
+            sessionTimeoutMs: config.FLOW_SESSION_TIMEOUT_MS,
+          }),
+          ...createReplyResponders({ replies, campaigns }),
+          aiBot: aiBot.respond,
+          ...options.responders,
+        }),
+        publishCommand: base.publishCommand,
+        logger,
+        maxAnswersPerMinute: config.AUTOMATION_MAX_ANSWERS_PER_MINUTE,
+      };
+      const replyDeps = {
+        replies,
+        states,
+        clients,
+        nextReplyId: () => nextId(db, 'automated_replies'),
+      };
       let jobs: PeriodicJob | undefined;
 
       return {
@@ -100,6 +156,7 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
           campaignRoutes(router, deps);
           aiBotRoutes(router, aiBot.settings);
           flowRoutes(router, { flows, nextFlowId: () => nextId(db, 'flows'), logger });
+          automatedReplyRoutes(router, replyDeps);
           notImplementedRoutes(
             router,
             apiPathsOwnedBy('campaigns').filter((path) => !SERVED.has(path)),
@@ -107,6 +164,14 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
         },
         startConsumers: async () => {
           if (broker) await consumeProgressEvents(broker, deps, config.PROGRESS_PREFETCH);
+          if (broker) {
+            await consumeInboundForAutomation(
+              broker,
+              automation,
+              config.AUTOMATION_PREFETCH,
+              metrics,
+            );
+          }
           relay.start();
           jobs = startCampaignJobs(deps, config.SCHEDULER_INTERVAL_MS);
         },
@@ -116,6 +181,7 @@ export function startService(config: CampaignsConfig): Promise<RunningService<Ca
           await relay.stop();
           aiBot.shutdown();
           clients.shutdown();
+          organizations.shutdown();
         },
       };
     },

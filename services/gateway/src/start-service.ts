@@ -4,6 +4,7 @@ import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { internalRoutes } from './entry-points/http/internal-routes';
 import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
 
@@ -42,6 +43,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             authenticator,
             channels: messagingChannels(proxy),
           });
+          internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
           apiRoutes(router, { authenticator, proxy });
         },
         onStop: async () => proxy.shutdown(),

@@ -25,6 +25,13 @@ function brokerEventFor<E extends EventName>(event: E) {
      * stays exactly as spec §6.3 lists it, and campaigns counts its progress from it.
      */
     campaign_id: z.number().int().positive().optional(),
+    /**
+     * `message_received` of a button or list reply (issue 8): the chosen button's or row's id,
+     * outside `data` like `campaign_id` (`data.message` holds its title).
+     */
+    reply_id: z.string().min(1).max(256).optional(),
+    /** `message_received` sent from the business's own number (an echo): never answered. */
+    echo: z.literal(true).optional(),
     data: EVENT_PAYLOAD_SCHEMAS[event],
   });
 }

@@ -47,6 +47,15 @@ export type RevokeTokenResponse = z.infer<typeof RevokeTokenResponseSchema>;
 export const MeResponseSchema = successResponse({ organization: OrganizationSchema });
 export type MeResponse = z.infer<typeof MeResponseSchema>;
 
+/** The gateway's internal API: services that own no organizations ask it for a plan (issue 8). */
+export const GATEWAY_INTERNAL_PATHS = {
+  /** GET: one organization, by `company_id`; 404 when there is none. */
+  organization: (company_id: number) => `/internal/organizations/${company_id}`,
+} as const;
+
+export const OrganizationResponseSchema = successResponse({ organization: OrganizationSchema });
+export type OrganizationResponse = z.infer<typeof OrganizationResponseSchema>;
+
 export const CompanyIdParamsSchema = z.object({ company_id: z.coerce.number().int().positive() });
 export const TokenIdParamsSchema = z.object({ token_id: z.string().min(1) });
 
@@ -145,6 +154,8 @@ export const API_OPERATION_OWNERS = {
   addFlow: 'campaigns',
   updateFlow: 'campaigns',
   deleteFlow: 'campaigns',
+  // Beyond the spec's table (issue 8): an operator turns automated answers back on for a contact.
+  updateContactBots: 'campaigns',
   accountStatus: 'messaging',
 } as const satisfies Record<string, Extract<ServiceName, 'messaging' | 'contacts' | 'campaigns'>>;
 export type ApiOperationName = keyof typeof API_OPERATION_OWNERS;

@@ -101,19 +101,17 @@ export function contentFor(message: CampaignMessage, values: string[]): SendCont
   };
 }
 
+type ContactFields = Pick<Contact, 'name' | 'phone' | 'email' | 'custom'>;
+
 const NAMED_PLACEHOLDER =
   /\{\{\s*(name|phone|email|reply|custom\.[A-Za-z0-9_][A-Za-z0-9_ -]{0,63}?)\s*\}\}/g;
 
-/**
- * Fills `{{name}}`, `{{phone}}`, `{{email}}` and `{{custom.<key>}}` from the contact, and
- * `{{reply}}` from `reply` (a flow's last inbound text); other braces stay as written. A value the
- * contact lacks makes the text unfillable: every such path is returned instead.
- */
-export function fillContactPlaceholders(
+/** Named placeholders filled, each one the contact (or `reply`) lacks left empty and listed. */
+function fillNamed(
   text: string,
-  contact: Pick<Contact, 'name' | 'phone' | 'email' | 'custom'>,
+  contact: ContactFields,
   reply?: string,
-): { text: string } | { missing: string[] } {
+): { text: string; missing: string[] } {
   const missing: string[] = [];
   const filled = text.replace(NAMED_PLACEHOLDER, (_whole, field: string) => {
     if (field === 'reply') {
@@ -125,5 +123,37 @@ export function fillContactPlaceholders(
     missing.push(result.missing);
     return '';
   });
+  return { text: filled, missing };
+}
+
+/**
+ * Fills `{{name}}`, `{{phone}}`, `{{email}}` and `{{custom.<key>}}` from the contact, and
+ * `{{reply}}` from `reply` (a flow's last inbound text); other braces stay as written. A value the
+ * contact lacks makes the text unfillable: every such path is returned instead (flows end the
+ * session rather than send a broken step).
+ */
+export function fillContactPlaceholders(
+  text: string,
+  contact: ContactFields,
+  reply?: string,
+): { text: string } | { missing: string[] } {
+  const { text: filled, missing } = fillNamed(text, contact, reply);
   return missing.length > 0 ? { missing } : { text: filled };
+}
+
+/**
+ * An automated reply's text parts with their named placeholders filled from the contact; a field
+ * the contact lacks becomes empty text: an answer is never held back for it (issue 8).
+ */
+export function fillTextContent(
+  content: Extract<SendContentInput, { type: 'text' }>,
+  contact: ContactFields,
+): Extract<SendContentInput, { type: 'text' }> {
+  const fill = (text: string) => fillNamed(text, contact).text;
+  return {
+    ...content,
+    message: fill(content.message),
+    ...(content.header ? { header: fill(content.header) } : {}),
+    ...(content.footer ? { footer: fill(content.footer) } : {}),
+  };
 }

@@ -3,6 +3,7 @@ import {
   AudiencePageResponseSchema,
   CONTACTS_INTERNAL_PATHS,
   InternalUpdateContactResponseSchema,
+  ContactsByIdsResponseSchema,
   MESSAGING_INTERNAL_PATHS,
   MessagesResponseSchema,
   ReserveMessageQuotaResponseSchema,
@@ -66,6 +67,13 @@ export function createServiceClients(options: ServiceClientOptions) {
       });
       if (answer.status !== 200) throw contacts.refusal(answer);
       return AudiencePageResponseSchema.parse(answer.data);
+    },
+
+    /** One contact of the organization, or null when there is none (deleted meanwhile). */
+    async contactById(company_id: number, id: number): Promise<Contact | null> {
+      const answer = await contacts.post(CONTACTS_INTERNAL_PATHS.byIds, { company_id, ids: [id] });
+      if (answer.status !== 200) throw contacts.refusal(answer);
+      return ContactsByIdsResponseSchema.parse(answer.data).contacts[0] ?? null;
     },
 
     /** The contact with this phone, created within the organization's contact quota when new. */

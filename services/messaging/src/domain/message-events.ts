@@ -118,13 +118,18 @@ export const messageStatusUpdated = (
     message,
   );
 
+/**
+ * `message_received`; a button or list reply's id and an echo of the business's own number ride
+ * on the envelope outside `data` (issue 8), which stays as spec §6.3 lists it.
+ */
 export const messageReceived = (
   ids: EventIds,
   message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type'>,
   contactName: string,
   now: Date,
-) =>
-  brokerEvent(
+  extras: { reply_id?: string; echo?: true } = {},
+): BrokerEvent => ({
+  ...brokerEvent(
     'message_received',
     message.company_id,
     {
@@ -139,4 +144,6 @@ export const messageReceived = (
     },
     now,
     ids(message, 'message_received'),
-  );
+  ),
+  ...extras,
+});

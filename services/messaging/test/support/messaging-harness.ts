@@ -9,7 +9,10 @@ import {
 import { createSimulator, silentLogger, type Simulator } from '@switchboard/provider-simulator';
 import type { RunningService } from '@switchboard/service-kit';
 import { campaignsConfigSchema, type CampaignsConfig } from '../../../campaigns/src/config';
-import { startService as startCampaigns } from '../../../campaigns/src/start-service';
+import {
+  startService as startCampaigns,
+  type StartOptions as CampaignsStartOptions,
+} from '../../../campaigns/src/start-service';
 import { contactsConfigSchema, type ContactsConfig } from '../../../contacts/src/config';
 import { startService as startContacts } from '../../../contacts/src/start-service';
 import { inboundConfigSchema, type InboundConfig } from '../../../inbound/src/config';
@@ -114,6 +117,8 @@ export async function startMessagingSystem(
     simulator?: Parameters<typeof createSimulator>[0];
     /** Also start campaigns (with these variables), behind the same gateway. */
     campaignsEnv?: Record<string, string>;
+    /** Steps of the answer order other parts provide (flows, the AI bot), for campaigns. */
+    campaignsOptions?: CampaignsStartOptions;
   } = {},
 ): Promise<MessagingSystem> {
   const dbPrefix = uniquePrefix(label);
@@ -179,11 +184,13 @@ export async function startMessagingSystem(
           PORT: String(ports + 2),
           MESSAGING_URL: stack.messaging.url,
           CONTACTS_URL: contacts.url,
+          GATEWAY_URL: stack.gateway.url,
           SCHEDULER_INTERVAL_MS: '200',
           EVENT_RELAY_SWEEP_MS: '200',
           EVENT_RELAY_GRACE_MS: '300',
           ...options.campaignsEnv,
         }),
+        options.campaignsOptions,
       )
     : undefined;
 

@@ -1,8 +1,35 @@
 import { accountDecisionOf, nameDecisionOf } from '../../src/domain/receiving/account-notices';
-import { describeInbound } from '../../src/domain/receiving/describe-inbound';
+import { describeInbound, replyIdOf } from '../../src/domain/receiving/describe-inbound';
 import { describeStatusError } from '../../src/domain/receiving/record-statuses';
 import { createKeyedLock } from '../../src/domain/keyed-lock';
 import { stableEventId } from '../../src/domain/message-events';
+
+describe('replyIdOf (issue 8: automated replies match a chosen button or row by id)', () => {
+  test.each([
+    [
+      {
+        type: 'interactive',
+        interactive: { type: 'button_reply', button_reply: { id: 'b1', title: 'Yes' } },
+      },
+      'b1',
+    ],
+    [
+      {
+        type: 'interactive',
+        interactive: { type: 'list_reply', list_reply: { id: 'r7', title: 'Row' } },
+      },
+      'r7',
+    ],
+    [{ type: 'button', button: { payload: 'STOP', text: 'Stop' } }, 'STOP'],
+    [{ type: 'text', text: { body: 'b1' } }, undefined],
+    [
+      { type: 'interactive', interactive: { type: 'nfm_reply', nfm_reply: { body: 'x' } } },
+      undefined,
+    ],
+  ])('when the provider sends %j, then the reply id is %p', (message, id) => {
+    expect(replyIdOf(message)).toBe(id);
+  });
+});
 
 describe('describeInbound (cloud-api.md §3.3)', () => {
   test.each([

@@ -27,6 +27,11 @@ export interface AutomatedAnswer {
   /** For example `reply:12`, `flow:3`, `campaign:7`, `ai_bot`. */
   source: string;
   content: SendContentInput;
+  /**
+   * A message sent right after this one in the same turn (an automated reply's `next_reply_id`,
+   * issue 8). Added with issue 8; one level: a `next` of a `next` is not sent.
+   */
+  next?: AutomatedAnswer;
 }
 
 /**

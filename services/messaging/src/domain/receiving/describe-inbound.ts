@@ -46,6 +46,17 @@ function describeContacts(contacts: unknown): string {
   return names.length > 0 ? `Contact: ${names.join(', ')}` : '[contacts]';
 }
 
+/**
+ * The id of a chosen button or list row (issue 8: automated replies match on it): an interactive
+ * reply's `id`, or a template quick-reply button's `payload`.
+ */
+export function replyIdOf(message: Loose): string | undefined {
+  if (message.type === 'button') return asText(asObject(message.button).payload)?.slice(0, 256);
+  if (message.type !== 'interactive') return undefined;
+  const interactive = asObject(message.interactive);
+  return asText(asObject(interactive.button_reply ?? interactive.list_reply).id)?.slice(0, 256);
+}
+
 export function describeInbound(message: Loose): { type: string; text: string } {
   const type = asText(message.type) ?? 'unknown';
   const body = asObject(message[type]);

@@ -4,7 +4,7 @@ import type { ConversationStore } from '../../data-access/conversation-store';
 import type { MessageStore, StoredMessage } from '../../data-access/message-store';
 import type { ContactsClient } from '../../outbound/contacts-client';
 import { messageReceived, type EventIds } from '../message-events';
-import { describeInbound } from './describe-inbound';
+import { describeInbound, replyIdOf } from './describe-inbound';
 
 export interface ReceivingDeps {
   nextMessageId(): Promise<number>;
@@ -52,6 +52,11 @@ export async function receiveMessages(
 ): Promise<void> {
   const names = profileNames(event.value);
   const [firstContact] = objects(event.value.contacts);
+  const metadata = (event.value.metadata ?? {}) as Loose;
+  const ownNumber =
+    typeof metadata.display_phone_number === 'string'
+      ? normalizePhone(metadata.display_phone_number)
+      : null;
   for (const message of objects(event.value.messages)) {
     const wamid = typeof message.id === 'string' ? message.id : undefined;
     const from =
@@ -68,7 +73,8 @@ export async function receiveMessages(
       );
       continue;
     }
-    await receiveOne(deps, event.company_id, wamid, phone, names.get(from), message, now);
+    const echo = phone === ownNumber;
+    await receiveOne(deps, event.company_id, wamid, phone, names.get(from), message, now, echo);
   }
 }
 
@@ -80,6 +86,7 @@ async function receiveOne(
   profileName: string | undefined,
   raw: Loose,
   now: Date,
+  echo: boolean,
 ): Promise<void> {
   const known = await deps.messages.findByWamidKey(wamid);
   if (known) return finishRedelivery(deps, company_id, known, now);
@@ -114,7 +121,11 @@ async function receiveOne(
     pending_events: {},
     pending_ids: [],
   };
-  const event = messageReceived(deps.eventIds, message, contact.name, now);
+  const replyId = replyIdOf(raw);
+  const event = messageReceived(deps.eventIds, message, contact.name, now, {
+    ...(replyId ? { reply_id: replyId } : {}),
+    ...(echo ? { echo: true as const } : {}),
+  });
   const stored = await deps.messages.insert(message, [event]);
   if (stored === 'duplicate') {
     // Stored before (its key not written yet, or a concurrent delivery): the unique wamid says so.

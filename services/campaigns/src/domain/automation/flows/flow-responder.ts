@@ -6,7 +6,7 @@ import type {
   StoredFlowSession,
 } from '../../../data-access/flow-session-store';
 import type { FlowStore, StoredFlow } from '../../../data-access/flow-store';
-import { normalize } from '../normalize-text';
+import { normalizeForMatching } from '../match-text';
 import type { AutomatedAnswer, InboundTurn, Responder } from '../responder';
 import { planRepeat, planReply, planStart, type Reply, type StepPlan } from './plan-flow-turn';
 import { sessionAfter, sessionEnded } from './session-moves';
@@ -57,7 +57,9 @@ export function createFlowResponder(deps: FlowResponderDeps): Responder {
   const clock = deps.now ?? (() => new Date());
 
   async function triggeredFlow(company_id: number, reply: Reply): Promise<StoredFlow | null> {
-    const keys = [reply.text, reply.reply_id ?? ''].map(normalize).filter((key) => key !== '');
+    const keys = [reply.text, reply.reply_id ?? '']
+      .map(normalizeForMatching)
+      .filter((key) => key !== '');
     if (keys.length === 0) return null;
     const [flow] = await deps.flows.activeWithTriggers(company_id, [...new Set(keys)]);
     return flow ?? null;

@@ -8,7 +8,7 @@ import type {
 import { flowGraphProblems } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import type { FlowChanges, FlowStore, StoredFlow } from '../../../data-access/flow-store';
-import { normalize } from '../normalize-text';
+import { normalizeForMatching } from '../match-text';
 
 export interface FlowsDeps {
   flows: FlowStore;
@@ -36,7 +36,7 @@ const flowNotFound = (id: number) => new AppError('not_found', `id: no flow ${id
 /** The triggers' keys (what inbound text is compared with); each must keep a letter or symbol. */
 function triggerKeys(triggers: string[]): string[] {
   const keys = triggers.map((trigger) => {
-    const key = normalize(trigger);
+    const key = normalizeForMatching(trigger);
     if (key === '') {
       throw new AppError(
         'validation_failed',
@@ -58,7 +58,7 @@ async function refuseTakenTriggers(
   const holders = await deps.flows.activeWithTriggers(company_id, keys);
   const holder = holders.find((flow) => flow.id !== self);
   if (!holder) return;
-  const taken = holder.triggers.filter((trigger) => keys.includes(normalize(trigger)));
+  const taken = holder.triggers.filter((trigger) => keys.includes(normalizeForMatching(trigger)));
   throw new AppError(
     'conflict',
     `triggers: ${taken.map((t) => `"${t}"`).join(', ')} already start${taken.length === 1 ? 's' : ''} flow ${holder.id}`,

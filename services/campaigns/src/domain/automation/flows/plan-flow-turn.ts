@@ -2,7 +2,7 @@ import type { FlowStep, SendContentInput } from '@switchboard/contracts';
 import type { FlowAction, SessionEndReason } from '../../../data-access/flow-session-store';
 import type { StoredFlow } from '../../../data-access/flow-store';
 import { fillContactPlaceholders } from '../../fill-message';
-import { containsWords, normalize } from '../normalize-text';
+import { containsWords, normalizeForMatching } from '../match-text';
 import { flowMessageContent, type ContactFields } from './flow-content';
 
 /**
@@ -37,7 +37,7 @@ const stepOf = (flow: StoredFlow, id: string) => flow.steps.find((step) => step.
 
 /** The step a reply to `step` goes to: the first branch it takes, then `next`; or none. */
 function chooseNext(step: MessageStep, reply: Reply): string | undefined {
-  const text = normalize(reply.text);
+  const text = normalizeForMatching(reply.text);
   const buttons = step.message.type === 'text' ? (step.message.buttons ?? []) : [];
   for (const branch of step.branches ?? []) {
     if (branch.any) return branch.next;
@@ -45,11 +45,11 @@ function chooseNext(step: MessageStep, reply: Reply): string | undefined {
       const title = buttons.find((button) => button.id === branch.button)?.title;
       const chosen =
         reply.reply_id === branch.button ||
-        (title !== undefined && normalize(title) === text) ||
-        normalize(branch.button) === text;
+        (title !== undefined && normalizeForMatching(title) === text) ||
+        normalizeForMatching(branch.button) === text;
       if (chosen) return branch.next;
     }
-    if (branch.keywords?.some((keyword) => containsWords(text, normalize(keyword)))) {
+    if (branch.keywords?.some((keyword) => containsWords(text, normalizeForMatching(keyword)))) {
       return branch.next;
     }
   }

@@ -1,4 +1,7 @@
-import { containsWords, normalize } from '../../src/domain/automation/normalize-text';
+import {
+  containsWords,
+  normalizeForMatching as normalize,
+} from '../../src/domain/automation/match-text';
 
 describe('normalize (what triggers and keywords are compared in)', () => {
   test.each([

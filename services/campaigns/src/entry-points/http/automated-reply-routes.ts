@@ -1,0 +1,84 @@
+import type { Router } from 'express';
+import {
+  AddAutomatedReplyRequestSchema,
+  AutomatedReplyIdRequestSchema,
+  GetAutomatedRepliesQuerySchema,
+  UpdateAutomatedReplyRequestSchema,
+  UpdateContactBotsRequestSchema,
+  type AutomatedRepliesResponse,
+  type AutomatedReplyResponse,
+  type ContactBotsResponse,
+} from '@switchboard/contracts';
+import {
+  AppError,
+  operationInput,
+  orgContext,
+  parseInput,
+  serveOperation,
+} from '@switchboard/service-kit';
+import type { AutomationStateStore } from '../../data-access/automation-state-store';
+import {
+  addReply,
+  deleteReply,
+  listReplies,
+  presentReply,
+  updateReply,
+  type ReplyDeps,
+} from '../../domain/automation/manage-replies';
+import type { ServiceClients } from '../../outbound/service-clients';
+
+export interface AutomatedReplyRouteDeps extends ReplyDeps {
+  states: AutomationStateStore;
+  clients: Pick<ServiceClients, 'contactById'>;
+}
+
+/** Spec §4.3 automated replies (issue 8); update and delete also answer POST, for form clients. */
+export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDeps): void {
+  serveOperation(router, 'getAutomatedReplies', ['get'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const query = parseInput(GetAutomatedRepliesQuerySchema, operationInput(req));
+    const { replies, meta } = await listReplies(deps, company_id, query);
+    res.json({
+      status: 'success',
+      replies: replies.map(presentReply),
+      meta,
+    } satisfies AutomatedRepliesResponse);
+  });
+
+  serveOperation(router, 'addAutomatedReply', ['post'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const request = parseInput(AddAutomatedReplyRequestSchema, operationInput(req));
+    const reply = await addReply(deps, company_id, request);
+    res
+      .status(201)
+      .json({ status: 'success', reply: presentReply(reply) } satisfies AutomatedReplyResponse);
+  });
+
+  serveOperation(router, 'updateAutomatedReply', ['put', 'post'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const request = parseInput(UpdateAutomatedReplyRequestSchema, operationInput(req));
+    const reply = await updateReply(deps, company_id, request);
+    res.json({ status: 'success', reply: presentReply(reply) } satisfies AutomatedReplyResponse);
+  });
+
+  serveOperation(router, 'deleteAutomatedReply', ['delete', 'post'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { id } = parseInput(AutomatedReplyIdRequestSchema, operationInput(req));
+    const reply = await deleteReply(deps, company_id, id);
+    res.json({ status: 'success', reply: presentReply(reply) } satisfies AutomatedReplyResponse);
+  });
+
+  serveOperation(router, 'updateContactBots', ['post'], async (req, res) => {
+    const { company_id } = orgContext(req);
+    const { contact_id, enabled } = parseInput(UpdateContactBotsRequestSchema, operationInput(req));
+    if (!(await deps.clients.contactById(company_id, contact_id))) {
+      throw new AppError('not_found', `contact_id: no contact ${contact_id}`);
+    }
+    await deps.states.setBotsOff(company_id, contact_id, !enabled);
+    res.json({
+      status: 'success',
+      contact_id,
+      bots_enabled: enabled,
+    } satisfies ContactBotsResponse);
+  });
+}
