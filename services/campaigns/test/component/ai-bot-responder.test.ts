@@ -40,6 +40,9 @@ beforeAll(async () => {
       AI_BOT_BREAKER_ERROR_PERCENT: '50',
       AI_BOT_BREAKER_RESET_MS: '60000',
     },
+    // The responder is called here directly, turn by turn; the running pipeline must not also
+    // ask the endpoint about every message these tests write (test/e2e/bots.test.ts does that).
+    campaignsOptions: { responders: { aiBot: async () => null } },
   });
   ({ bot, logs } = aiBotOf(system));
 });
