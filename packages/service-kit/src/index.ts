@@ -1,6 +1,7 @@
 export * from './broker';
 export * from './config';
 export * from './counters';
+export * from './duplicate-key-error';
 export * from './errors';
 export * from './http';
 export * from './internal-client';

@@ -2,6 +2,7 @@
 // the tests run on (FerretDB locally, MongoDB in production): docs/architecture.md §10 and §11.
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { MONGODB_URL, uniquePrefix } from '../../../../test/support/test-infra';
+import { isDuplicateKeyError } from '../../src/duplicate-key-error';
 
 interface Item {
   orgId: number;
@@ -73,6 +74,27 @@ describe('document database compatibility (mongoose)', () => {
     // The same key in another organization is a different entry.
     await expect(Items.create({ orgId: 3, key: 'dup', rank: 1 })).resolves.toBeDefined();
     expect(await Items.countDocuments({ key: 'dup' })).toBe(2);
+  });
+
+  test('when an update or findOneAndUpdate moves a document onto a taken unique key, then the write fails and isDuplicateKeyError says so', async () => {
+    await Items.create({ orgId: 4, key: 'taken', rank: 1 });
+    const mover = await Items.create({ orgId: 4, key: 'free', rank: 2 });
+    // MongoDB answers 11000; FerretDB answers code 1 in its backend's words (SQLite, PostgreSQL).
+    const viaUpdate = await Items.updateOne({ _id: mover._id }, { $set: { key: 'taken' } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const viaFindAndModify = await Items.findOneAndUpdate(
+      { _id: mover._id },
+      { $set: { key: 'taken' } },
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isDuplicateKeyError(viaUpdate)).toBe(true);
+    expect(isDuplicateKeyError(viaFindAndModify)).toBe(true);
+    expect(isDuplicateKeyError(new Error('connection reset'))).toBe(false);
+    expect(await Items.countDocuments({ orgId: 4, key: 'free' })).toBe(1);
   });
 
   test('when a counter is incremented with upsert, also concurrently, then every call returns a new value, 1..n without gaps', async () => {

@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
@@ -35,11 +36,6 @@ const settingsSchema = new Schema<StoredAiBotSettings>(
   { collection: 'ai_bot_settings', versionKey: false },
 );
 
-const isDuplicate = (error: unknown) => {
-  const { code, message } = (error ?? {}) as { code?: number; message?: string };
-  return code === 11000 || (code === 1 && /UNIQUE constraint failed/.test(message ?? ''));
-};
-
 export function createAiBotSettingsStore(db: Connection) {
   // Registered once per connection; a second store on it (a test's own responder) reuses the model.
   const Settings =
@@ -61,7 +57,7 @@ export function createAiBotSettingsStore(db: Connection) {
         ).exec();
       // Two first writes of one organization at once may race on the insert: the loser updates.
       const saved = await write().catch((error: unknown) => {
-        if (isDuplicate(error)) return write();
+        if (isDuplicateKeyError(error)) return write();
         throw error;
       });
       return saved as StoredAiBotSettings;

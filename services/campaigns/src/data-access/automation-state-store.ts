@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { Schema, type Connection } from 'mongoose';
 
 /**
@@ -43,11 +44,6 @@ const WINDOW_MS = 60_000;
 /** `claimed`: this message takes a place; `repeat`: it already has one; `limited`: none left. */
 export type AnswerClaim = 'claimed' | 'repeat' | 'limited';
 
-const isDuplicate = (error: unknown) => {
-  const { code, message } = (error ?? {}) as { code?: number; message?: string };
-  return code === 11000 || (code === 1 && /UNIQUE constraint failed/.test(message ?? ''));
-};
-
 export function createAutomationStateStore(db: Connection) {
   const States = db.model<AutomationState>('AutomationState', stateSchema);
 
@@ -72,7 +68,7 @@ export function createAutomationStateStore(db: Connection) {
       },
       { upsert: true },
     ).catch((error: unknown) => {
-      if (!isDuplicate(error)) throw error;
+      if (!isDuplicateKeyError(error)) throw error;
     });
   }
 

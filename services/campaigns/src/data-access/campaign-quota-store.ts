@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import mongoose, { Schema, type Connection } from 'mongoose';
 
 /** Campaigns started per organization and calendar month (UTC): `_id` `<company>:<month>`. */
@@ -11,11 +12,6 @@ const quotaSchema = new Schema<CampaignQuota>(
   { collection: 'campaign_quotas', versionKey: false },
 );
 
-const isDuplicate = (error: unknown) => {
-  const { code, message } = (error ?? {}) as { code?: number; message?: string };
-  return code === 11000 || (code === 1 && /UNIQUE constraint failed/.test(message ?? ''));
-};
-
 export function createCampaignQuotaStore(db: Connection) {
   const Quotas = db.model<CampaignQuota>('CampaignQuota', quotaSchema);
   const key = (company_id: number, month: string) => `${company_id}:${month}`;
@@ -27,7 +23,7 @@ export function createCampaignQuotaStore(db: Connection) {
       // Created on its own first: concurrent upserts of a missing document race on FerretDB.
       await Quotas.updateOne({ _id }, { $setOnInsert: { count: 0 } }, { upsert: true }).catch(
         (error: unknown) => {
-          if (!isDuplicate(error)) throw error;
+          if (!isDuplicateKeyError(error)) throw error;
         },
       );
       const filter = limit === null ? { _id } : { _id, count: mongoose.trusted({ $lt: limit }) };

@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { SendContentInput } from '@switchboard/contracts';
 
@@ -85,10 +86,6 @@ sessionSchema.index({ company_id: 1, flow_id: 1 });
 
 const sessionId = (company_id: number, contact_id: number) => `${company_id}:${contact_id}`;
 
-const isDuplicateKey = (error: unknown) =>
-  (error as { code?: number }).code === 11000 ||
-  /UNIQUE constraint failed|duplicate key/i.test((error as Error).message ?? '');
-
 export function createFlowSessionStore(db: Connection) {
   const Sessions =
     (db.models.FlowSession as Model<StoredFlowSession> | undefined) ??
@@ -124,7 +121,7 @@ export function createFlowSessionStore(db: Connection) {
           await Sessions.create(next);
           return next;
         } catch (error) {
-          if (isDuplicateKey(error)) return null;
+          if (isDuplicateKeyError(error)) return null;
           throw error;
         }
       }

@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import mongoose, { Schema, type Connection } from 'mongoose';
 
 /**
@@ -47,9 +48,7 @@ export function createRecipientStore(db: Connection) {
         const { writeErrors } = error as { writeErrors?: { code?: number; errmsg?: string }[] };
         const onlyDuplicates =
           Array.isArray(writeErrors) &&
-          writeErrors.every(
-            (e) => e.code === 11000 || /UNIQUE constraint failed/.test(e.errmsg ?? ''),
-          );
+          writeErrors.every((writeError) => isDuplicateKeyError(writeError));
         if (!onlyDuplicates) throw error;
       }
     },

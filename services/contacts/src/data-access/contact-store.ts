@@ -100,15 +100,6 @@ function toQuery(filter: ContactFilter): Record<string, unknown> {
 const BY_ID = { id: 1 } as const;
 const withoutMongoId = { _id: 0 } as const;
 
-/**
- * A write broke a unique index. MongoDB says so with code 11000; FerretDB 1.24 on SQLite does for
- * inserts, but answers an update into a taken key with code 1 and SQLite's own words.
- */
-export function isDuplicateKeyError(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: number; message?: string };
-  return code === 11000 || (code === 1 && /UNIQUE constraint failed/.test(message ?? ''));
-}
-
 export function createContactStore(db: Connection) {
   const Contacts = db.model<StoredContact>('Contact', contactSchema);
   const strip = (doc: (StoredContact & { _id?: unknown }) | null): StoredContact | null => {

@@ -1,5 +1,5 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import mongoose, { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError } from './contact-store';
 
 /** How many contacts an organization holds: one document per organization (ARCHITECTURE §5). */
 export interface ContactQuota {

@@ -5,8 +5,8 @@ import {
   type MakeContactRequest,
   type OrgContext,
 } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
-import { isDuplicateKeyError, type StoredContact } from '../data-access/contact-store';
+import { AppError, isDuplicateKeyError } from '@switchboard/service-kit';
+import type { StoredContact } from '../data-access/contact-store';
 import { presentContact, type ContactsDeps } from './dependencies';
 import { resolveGroupRefs } from './manage-groups';
 import { newCustomFields, planMakeContactChanges } from './plan-contact-changes';

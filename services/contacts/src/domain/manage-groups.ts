@@ -1,6 +1,5 @@
 import type { Contact, Group, GroupRef } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
-import { isDuplicateKeyError } from '../data-access/contact-store';
+import { AppError, isDuplicateKeyError } from '@switchboard/service-kit';
 import { groupNameKey, type StoredGroup } from '../data-access/group-store';
 import { groupNamesOf, toContactView, toGroupView } from './contact-view';
 import type { ContactsDeps } from './dependencies';

@@ -1,6 +1,6 @@
 import type { Subscription } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
-import { isDuplicateKeyError, type StoredContact } from '../data-access/contact-store';
+import { AppError, isDuplicateKeyError } from '@switchboard/service-kit';
+import type { StoredContact } from '../data-access/contact-store';
 import type { ContactsDeps } from './dependencies';
 import { contactNotFound } from './not-found';
 import type { ContactChangesPlan } from './plan-contact-changes';

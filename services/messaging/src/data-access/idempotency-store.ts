@@ -1,5 +1,5 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError } from './mongo-helpers';
 
 /** The first answer to a request made with an idempotency key, and the message it is about. */
 export interface IdempotencyRecord {

@@ -1,8 +1,14 @@
 import { Schema, type Connection } from 'mongoose';
 import type { OutboxFields } from '@switchboard/service-kit';
-import { addToOutbox, newOutbox, outboxSchemaFields, outboxSource } from '@switchboard/service-kit';
+import {
+  addToOutbox,
+  newOutbox,
+  outboxSchemaFields,
+  outboxSource,
+  isDuplicateKeyError,
+} from '@switchboard/service-kit';
 import type { BrokerEvent, StoredMessageStatus } from '@switchboard/contracts';
-import { isDuplicateKeyError, op } from './mongo-helpers';
+import { op } from './mongo-helpers';
 
 export type Direction = 'inbound' | 'outbound';
 /** The statuses the provider reports and a message can reach (ARCHITECTURE §8). */

@@ -1,8 +1,12 @@
 import { Schema, type Connection } from 'mongoose';
 import type { OutboxFields } from '@switchboard/service-kit';
-import { newOutbox, outboxSchemaFields, outboxSource } from '@switchboard/service-kit';
+import {
+  newOutbox,
+  outboxSchemaFields,
+  outboxSource,
+  isDuplicateKeyError,
+} from '@switchboard/service-kit';
 import type { BrokerEvent } from '@switchboard/contracts';
-import { isDuplicateKeyError } from './mongo-helpers';
 
 /**
  * An account-level provider notice (account review, display name): kept once per provider

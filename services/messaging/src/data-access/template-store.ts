@@ -1,5 +1,6 @@
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError, op } from './mongo-helpers';
+import { op } from './mongo-helpers';
 
 /**
  * A message template of one organization (issue 6). `_id` is `<company>:<name>:<language>`: the
