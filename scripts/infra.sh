@@ -2,13 +2,13 @@
 # Local infrastructure without Docker (docs/architecture.md §10):
 #   - RabbitMQ from the distribution's rabbitmq-server package (installed with apt when missing);
 #   - a MongoDB-wire-compatible document database: FerretDB, built from infra/docdb, storing its
-#     data with SQLite (the default) or in a PostgreSQL cluster of its own under .data/postgresql
-#     (Debian's postgresql package, installed with apt when missing).
+#     data in a PostgreSQL cluster of its own under .data/postgresql (the default) or with SQLite
+#     (PostgreSQL is Debian's postgresql package, installed with apt when missing).
 # Usage: scripts/infra.sh up|down|status
 #   MONGODB_URL set -> the document database is external: not built, started or stopped here.
 #   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
 #   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports.
-#   DOCDB_BACKEND   -> sqlite or postgresql. Unset: what the running docdb uses, else sqlite.
+#   DOCDB_BACKEND   -> postgresql or sqlite. Unset: what the running docdb uses, else postgresql.
 #                      The two keep separate data; switching needs `down` first.
 # Idempotent; needs no stdin. `down` stops only what this script started (pid file / marker).
 set -euo pipefail
@@ -379,7 +379,7 @@ docdb_up() {
       return 0
     fi
   fi
-  DOCDB_BACKEND=${DOCDB_BACKEND:-sqlite}
+  DOCDB_BACKEND=${DOCDB_BACKEND:-postgresql}
   docdb_build
   local args
   if [ "$DOCDB_BACKEND" = postgresql ]; then
