@@ -3,6 +3,7 @@ import { successResponse } from '../envelope';
 import { BooleanInputSchema, PageMetaSchema, PositiveIntegerSchema } from './contacts-api';
 import { ButtonsInputSchema, ReplyButtonSchema, SendMessageRequestSchema } from './messaging-api';
 import { defineOperation } from './operation';
+import { listInput } from './list-input';
 
 // Automated (keyword) replies (spec §4.3 `getAutomatedReplies`, `addAutomatedReply`,
 // `updateAutomatedReply`, `deleteAutomatedReply`; issue 8). A reply's message has the fields of
@@ -21,19 +22,7 @@ export const MAX_REPLIES_PER_PAGE = 1000;
 export const DEFAULT_REPLIES_PER_PAGE = 100;
 
 /** Triggers as an array, a JSON text of one, or a comma-separated string. */
-export const TriggersInputSchema = z.preprocess(
-  (value) => {
-    if (typeof value !== 'string') return value;
-    const trimmed = value.trim();
-    if (trimmed.startsWith('[')) {
-      try {
-        return JSON.parse(trimmed) as unknown;
-      } catch {
-        return value;
-      }
-    }
-    return trimmed.split(',');
-  },
+export const TriggersInputSchema = listInput(
   z
     .array(
       z

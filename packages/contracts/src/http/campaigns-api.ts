@@ -5,6 +5,7 @@ import { AudienceSchema } from './contacts-internal-api';
 import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
 import { TemplateLanguageSchema, TemplateNameSchema } from './templates-api';
+import { listInput } from './list-input';
 
 // Campaigns (spec §4.3 `getCampaigns`, `sendcampaigns`, `sendCampaignMessageToPhoneNumber`;
 // issue 7). Beyond the spec's table campaigns are created, read, canceled and deleted over the
@@ -137,16 +138,9 @@ export function placeholderSources(campaign: {
   ];
 }
 
-const keywordList = z.preprocess(
-  (value) =>
-    typeof value === 'string'
-      ? value
-          .split(',')
-          .map((part) => part.trim())
-          .filter((part) => part !== '')
-      : value,
-  z.array(z.string().min(1).max(100)).min(1).max(50),
-);
+const keywordList = listInput(z.array(z.string().min(1).max(100)).min(1).max(50), {
+  dropEmpty: true,
+});
 
 export const CreateCampaignRequestSchema = z
   .object({

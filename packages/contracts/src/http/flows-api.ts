@@ -8,6 +8,7 @@ import {
   BooleanInputSchema,
 } from './contacts-api';
 import { defineOperation } from './operation';
+import { listInput } from './list-input';
 
 // Flows (issue 8 point 3), beyond the spec's table: a conversation a trigger keyword starts and
 // the contact's replies walk through, step by step (`getFlows`, `addFlow`, `updateFlow`,
@@ -23,20 +24,14 @@ export const FlowStepIdSchema = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' });
 
 /** Trigger keywords, as an array or a comma-separated string. */
-const TriggersSchema = z.preprocess(
-  (value) =>
-    typeof value === 'string'
-      ? value
-          .split(',')
-          .map((part) => part.trim())
-          .filter((part) => part !== '')
-      : value,
+const TriggersSchema = listInput(
   z
     .array(z.string({ error: 'must be text' }).trim().min(1).max(100), {
       error: 'must be keywords, as an array or a comma-separated string',
     })
     .min(1, { error: 'must name at least one keyword' })
     .max(MAX_FLOW_TRIGGERS, { error: `must be at most ${MAX_FLOW_TRIGGERS} keywords` }),
+  { dropEmpty: true },
 );
 
 /**

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
 import { defineOperation } from './operation';
+import { listInput } from './list-input';
 
 // The messaging operations of spec §4.3. Inputs arrive as JSON or as form fields (all strings),
 // so lists also accept a JSON text or a comma-separated string.
@@ -42,25 +43,6 @@ const MediaUrlSchema = z
   .max(2000, { error: 'must be at most 2000 characters' })
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
 
-/** A list given as an array, a JSON text of an array, or a comma-separated string. */
-function listInput<T extends z.ZodType>(item: T, what: string) {
-  return z.preprocess(
-    (value) => {
-      if (typeof value !== 'string') return value;
-      const trimmed = value.trim();
-      if (trimmed.startsWith('[')) {
-        try {
-          return JSON.parse(trimmed) as unknown;
-        } catch {
-          return value;
-        }
-      }
-      return trimmed === '' ? [] : trimmed.split(',').map((part) => part.trim());
-    },
-    z.array(item, { error: `must be ${what}` }),
-  );
-}
-
 export const ReplyButtonSchema = z.object({
   id: text(MESSAGE_LIMITS.buttonId),
   title: text(MESSAGE_LIMITS.buttonTitle),
@@ -76,7 +58,9 @@ const ButtonInputSchema = z.union(
   { error: `must be {id, title} or a title of at most ${MESSAGE_LIMITS.buttonTitle} characters` },
 );
 
-export const ButtonsInputSchema = listInput(ButtonInputSchema, 'a list of buttons')
+export const ButtonsInputSchema = listInput(
+  z.array(ButtonInputSchema, { error: 'must be a list of buttons' }),
+)
   .refine((buttons) => buttons.length <= MESSAGE_LIMITS.buttons, {
     message: `must be at most ${MESSAGE_LIMITS.buttons} buttons`,
   })
@@ -102,8 +86,9 @@ export const SendMessageRequestSchema = z.object({
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 
 const TemplateComponentsSchema = listInput(
-  z.record(z.string(), z.unknown(), { error: 'each component must be an object' }),
-  'a list of template components',
+  z.array(z.record(z.string(), z.unknown(), { error: 'each component must be an object' }), {
+    error: 'must be a list of template components',
+  }),
 ).refine((components) => components.length <= 20, { message: 'must be at most 20 components' });
 
 /** Spec §4.3 `sendtemplatemessage` (components as the Cloud API takes them, cloud-api.md §1.2). */
