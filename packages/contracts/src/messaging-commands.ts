@@ -54,6 +54,12 @@ export const MessagingSendCommandSchema = z
      */
     quota_reserved: z.boolean().default(false),
     quota_month: MonthSchema.optional(),
+    /**
+     * A message sent to the same recipient once this one is accepted, so it always arrives second
+     * (a chained automated reply). Its quota place is messaging's to take; a full quota, or a
+     * first message that was not sent, leaves it unsent.
+     */
+    then: z.object({ content: SendContentSchema }).optional(),
   })
   .refine((command) => command.phone !== undefined || command.contact_id !== undefined, {
     message: 'phone or contact_id is required',

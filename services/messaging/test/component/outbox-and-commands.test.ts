@@ -263,6 +263,55 @@ describe('messaging.send commands (issue 4 point 4)', () => {
   });
 });
 
+describe('a command with a chained message (then)', () => {
+  test('when a command chains a second message and arrives twice, then each is sent once and the chained one second', async () => {
+    const phone = uniquePhone();
+    const body = {
+      ...command({ phone, content: { type: 'text' as const, message: 'First' } }),
+      then: { content: { type: 'text' as const, message: 'Second' } },
+    };
+    for (const copy of ['', ':again']) {
+      await system.publish(
+        EXCHANGES.commands,
+        ROUTING_KEYS.commands.send,
+        body,
+        `${body.idempotency_key}${copy}`,
+      );
+    }
+    type TextRecord = { request: { text: { body: string } } };
+    await waitFor(async () => ((await sentTo(phone)).length >= 2 ? true : undefined));
+    await sleep(700);
+    const texts = ((await sentTo(phone)) as TextRecord[]).map((record) => record.request.text.body);
+    expect(texts).toEqual(['First', 'Second']);
+  });
+
+  test('when the first message is refused, then the chained one is not sent', async () => {
+    const phone = uniquePhone();
+    await system.sim('POST', '/faults', { to: phone, error_code: 131026, count: 1 });
+    const body = {
+      ...command({ phone, content: { type: 'text' as const, message: 'Refused' } }),
+      then: { content: { type: 'text' as const, message: 'Never' } },
+    };
+    await system.publish(
+      EXCHANGES.commands,
+      ROUTING_KEYS.commands.send,
+      body,
+      body.idempotency_key,
+    );
+    await waitFor(() =>
+      system.events.find(
+        (event) =>
+          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
+      ),
+    );
+    await sleep(700);
+    const texts = ((await sentTo(phone)) as { request: { text: { body: string } } }[]).map(
+      (record) => record.request.text.body,
+    );
+    expect(texts).toEqual(['Refused']);
+  });
+});
+
 describe('a command meeting a send a dead process still holds', () => {
   test('when its idempotency key is held by a lease that outlasts the command’s attempts, then the command waits the lease out instead of being parked, and is sent once', async () => {
     const phone = uniquePhone();

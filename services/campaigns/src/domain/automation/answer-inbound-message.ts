@@ -74,8 +74,7 @@ export async function firstAnswer(
 }
 
 /** Messaging sends once per key: a redelivered `message_received` never answers twice. */
-export const answerKey = (message_id: number, index: number) =>
-  index === 0 ? `automation:${message_id}` : `automation:${message_id}:${index}`;
+export const answerKey = (message_id: number) => `automation:${message_id}`;
 
 /**
  * `message_received` → at most one automated answer (issue 8 points 2 and 5). Nothing is
@@ -144,20 +143,7 @@ export async function answerInboundMessage(
     );
     return 'rate_limited';
   }
-  const messages = answer.next ? [answer, { ...answer.next, next: undefined }] : [answer];
-  for (const [index, item] of messages.entries()) {
-    const outcome = await sendAnswer(
-      deps,
-      organization,
-      turn,
-      item,
-      index,
-      claim === 'claimed',
-      log,
-    );
-    if (outcome !== 'answered') return index === 0 ? outcome : 'answered';
-  }
-  return 'answered';
+  return sendAnswer(deps, organization, turn, answer, claim === 'claimed', log);
 }
 
 /**
@@ -170,11 +156,10 @@ async function sendAnswer(
   organization: OrgContext,
   turn: InboundTurn,
   answer: AutomatedAnswer,
-  index: number,
   fresh: boolean,
   log: Logger,
 ): Promise<AnswerOutcome> {
-  const key = answerKey(turn.message.message_id, index);
+  const key = answerKey(turn.message.message_id);
   let month: string | undefined;
   if (fresh) {
     try {
@@ -200,6 +185,8 @@ async function sendAnswer(
     content: answer.content,
     idempotency_key: key,
     ...(month ? { quota_reserved: true, quota_month: month } : {}),
+    // A chained reply rides on the same command, so messaging sends it after this one.
+    ...(answer.next ? { then: { content: answer.next.content } } : {}),
   } satisfies MessagingSendCommandInput);
   // A place held for a message that is not handed over goes back (a retried turn lets
   // messaging reserve one itself).
@@ -221,8 +208,12 @@ async function sendAnswer(
     await giveBack().catch(() => undefined);
     throw error;
   }
-  const replyId = replyIdOfSource(answer.source);
-  if (fresh && replyId !== undefined) await deps.replies.countUse(replyId);
+  if (fresh) {
+    for (const source of [answer.source, answer.next?.source]) {
+      const replyId = source === undefined ? undefined : replyIdOfSource(source);
+      if (replyId !== undefined) await deps.replies.countUse(replyId);
+    }
+  }
   log.info({ source: answer.source, key }, 'automated answer handed to messaging');
   return 'answered';
 }

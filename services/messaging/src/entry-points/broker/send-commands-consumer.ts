@@ -3,6 +3,7 @@ import {
   MessagingSendCommandSchema,
   QUEUES,
   type MessagingSendCommand,
+  type SendContent,
 } from '@switchboard/contracts';
 import {
   AppError,
@@ -16,6 +17,23 @@ import { SendDeferred, type Sender } from '../../domain/sending/send-message';
 
 /** Refusals a retry cannot change: the command is parked with the reason. */
 const FINAL_CODES = new Set(['quota_exceeded', 'not_found', 'validation_failed', 'provider_error']);
+
+/**
+ * The message a command chains after its own (`then`): keyed apart, so a redelivered command
+ * replays the first and sends this one once. A full quota leaves it unsent, logged; anything
+ * else propagates, and the command's retry replays the first and tries this one again.
+ */
+async function sendFollowUp(send: () => Promise<unknown>, logger: Logger): Promise<void> {
+  try {
+    await send();
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'quota_exceeded')) throw error;
+    logger.warn(
+      { reason: error.message },
+      'chained message not sent: the message quota is used up',
+    );
+  }
+}
 
 /**
  * `messaging.send` commands (campaigns, bots, flows) go the way an API call goes, keyed by their
@@ -43,29 +61,42 @@ export async function consumeSendCommands(
           : command.phone !== undefined
             ? { phone: command.phone }
             : { contact_id: command.contact_id! };
-      const fingerprint = createHash('sha256')
-        .update(JSON.stringify({ recipient, content: command.content }))
-        .digest('hex');
-      try {
-        const answer = await deps.sender.send({
+      const send = (content: SendContent, key: string, reservedMonth: string | undefined) =>
+        deps.sender.send({
           organization: {
             company_id: command.company_id,
             plan: command.plan,
             plan_started_at: new Date(command.plan_started_at),
           },
           recipient,
-          content: contentOfCommand(command.content),
-          idempotency: { scope: 'command', key: command.idempotency_key, fingerprint },
+          content: contentOfCommand(content),
+          idempotency: {
+            scope: 'command',
+            key,
+            fingerprint: createHash('sha256')
+              .update(JSON.stringify({ recipient, content }))
+              .digest('hex'),
+          },
           ...(command.campaign_id ? { campaign_id: command.campaign_id } : {}),
-          ...(command.quota_reserved && command.quota_month
-            ? { reservedMonth: command.quota_month }
-            : {}),
+          ...(reservedMonth ? { reservedMonth } : {}),
           mayFail: context.attempt >= options.maxAttempts,
         });
+      try {
+        const answer = await send(
+          command.content,
+          command.idempotency_key,
+          command.quota_reserved ? command.quota_month : undefined,
+        );
         deps.logger.debug(
           { key: command.idempotency_key, status: answer.http_status, replayed: answer.replayed },
           'send command settled',
         );
+        if (command.then && answer.http_status === 200) {
+          await sendFollowUp(
+            () => send(command.then!.content, `${command.idempotency_key}:then`, undefined),
+            deps.logger,
+          );
+        }
       } catch (error) {
         if (error instanceof SendDeferred) throw error;
         if (error instanceof AppError && FINAL_CODES.has(error.code)) {
