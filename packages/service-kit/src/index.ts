@@ -5,6 +5,7 @@ export * from './duplicate-key-error';
 export * from './errors';
 export * from './http';
 export * from './internal-client';
+export * from './keyed-outbound-clients';
 export * from './logger';
 export * from './metrics';
 export * from './mongo';

@@ -1,4 +1,5 @@
-import { BlockList, isIP } from 'node:net';
+import dns, { type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 // Every range that is not globally routable (IANA special-purpose registries), so a customer URL
 // can never make us call into our own network, the loopback or a cloud metadata address.
@@ -104,4 +105,35 @@ export async function urlPolicyViolation(
   return addresses.every(isPublicAddress)
     ? undefined
     : 'must not resolve to a private, loopback or link-local address';
+}
+
+/** The `code` of the error a guarded lookup fails with. */
+export const ADDRESS_BLOCKED = 'ERR_ADDRESS_BLOCKED';
+
+/**
+ * A DNS lookup for http(s) agents that refuses non-public addresses, so that the address actually
+ * connected to is the one checked (no window for DNS rebinding between a check and the call).
+ * `who` names the caller in the error: "… resolves to 10.0.0.5, which webhooks may not call".
+ */
+export function publicAddressLookup(who: string): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) {
+        callback(error, '');
+        return;
+      }
+      const refused = addresses.find((entry) => !isPublicAddress(entry.address));
+      if (addresses.length === 0 || refused) {
+        const address = refused?.address ?? 'no address';
+        const blockedError = Object.assign(
+          new Error(`${hostname} resolves to ${address}, which ${who} may not call`),
+          { code: ADDRESS_BLOCKED },
+        );
+        callback(blockedError, '');
+        return;
+      }
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 }

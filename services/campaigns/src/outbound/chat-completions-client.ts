@@ -1,14 +1,18 @@
+import http from 'node:http';
+import https from 'node:https';
 import {
   CHAT_COMPLETIONS_PATH,
   ChatCompletionResponseSchema,
   type ChatCompletionRequest,
 } from '@switchboard/contracts';
 import {
+  ADDRESS_BLOCKED,
   OutboundError,
+  createKeyedOutboundClients,
   createOutboundClient,
+  publicAddressLookup,
   urlPolicyViolation,
   type Logger,
-  type OutboundClient,
   type UrlPolicy,
 } from '@switchboard/service-kit';
 
@@ -49,44 +53,32 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
  * that 5xx, timeouts and connection errors trip and 4xx never does.
  */
 export function createChatCompletionsClient(options: ChatCompletionsClientOptions) {
-  const breakers = new Map<string, { client: OutboundClient; lastUsed: number }>();
-  const idleEvictMs = options.idleEvictMs ?? 10 * 60_000;
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - idleEvictMs;
-    for (const [key, entry] of breakers) {
-      if (entry.lastUsed < cutoff && !entry.client.isCircuitOpen()) {
-        entry.client.shutdown();
-        breakers.delete(key);
-      }
-    }
-  }, 60_000);
-  sweeper.unref();
-
-  function breakerFor(key: string): OutboundClient {
-    let entry = breakers.get(key);
-    if (!entry) {
-      entry = {
-        client: createOutboundClient({
-          name: `ai-bot-${key}`,
-          logger: options.logger,
-          timeoutMs: options.timeoutMs,
-          countsAsFailure: (status) => status >= 500,
-          breaker: options.breaker,
-          // One metrics series for every organization's endpoint, not one per organization.
-          metricsLabel: 'ai-bot-endpoint',
-        }),
-        lastUsed: Date.now(),
-      };
-      breakers.set(key, entry);
-    }
-    entry.lastUsed = Date.now();
-    return entry.client;
-  }
+  const breakers = createKeyedOutboundClients({
+    idleEvictMs: options.idleEvictMs,
+    create: (key) =>
+      createOutboundClient({
+        name: `ai-bot-${key}`,
+        logger: options.logger,
+        timeoutMs: options.timeoutMs,
+        countsAsFailure: (status) => status >= 500,
+        breaker: options.breaker,
+        // One metrics series for every organization's endpoint, not one per organization.
+        metricsLabel: 'ai-bot-endpoint',
+        // An outside vendor: our trace context stays home.
+        outsideRemote: true,
+      }),
+  });
+  // The address connected to is checked again at connect time (no DNS rebinding after the check).
+  const lookup = options.urlPolicy.allowPrivate ? undefined : publicAddressLookup('the AI bot');
+  const agents = {
+    httpAgent: new http.Agent({ keepAlive: true, lookup }),
+    httpsAgent: new https.Agent({ keepAlive: true, lookup }),
+  };
 
   async function complete(call: ChatCompletionCall): Promise<ChatCompletionOutcome> {
     const violation = await urlPolicyViolation(call.endpoint, options.urlPolicy);
     if (violation) return { kind: 'failure', reason: 'blocked', detail: `endpoint ${violation}` };
-    const client = breakerFor(call.breakerKey);
+    const client = breakers.get(call.breakerKey);
     let response;
     try {
       response = await client.request({
@@ -101,15 +93,22 @@ export function createChatCompletionsClient(options: ChatCompletionsClientOption
         signal: AbortSignal.timeout(options.timeoutMs),
         maxContentLength: MAX_RESPONSE_BYTES,
         proxy: false,
+        ...agents,
       });
     } catch (error) {
       if (!(error instanceof OutboundError)) throw error;
-      const canceled = (error.cause as { code?: string } | undefined)?.code === 'ERR_CANCELED';
-      return {
-        kind: 'failure',
-        reason: canceled ? 'timeout' : error.kind,
-        detail: canceled ? 'the endpoint did not answer in time' : error.message,
-      };
+      const cause = error.cause as { code?: string; message?: string } | undefined;
+      if (cause?.code === 'ERR_CANCELED') {
+        return {
+          kind: 'failure',
+          reason: 'timeout',
+          detail: 'the endpoint did not answer in time',
+        };
+      }
+      if (cause?.code === ADDRESS_BLOCKED) {
+        return { kind: 'failure', reason: 'blocked', detail: cause.message ?? error.message };
+      }
+      return { kind: 'failure', reason: error.kind, detail: error.message };
     }
     if (response.status < 200 || response.status >= 300) {
       return {
@@ -129,12 +128,11 @@ export function createChatCompletionsClient(options: ChatCompletionsClientOption
   return {
     complete,
     /** Whether calls for this key are paused by an open breaker (no call would be made). */
-    isCircuitOpen: (breakerKey: string) =>
-      breakers.get(breakerKey)?.client.isCircuitOpen() ?? false,
+    isCircuitOpen: breakers.isCircuitOpen,
     shutdown(): void {
-      clearInterval(sweeper);
-      for (const entry of breakers.values()) entry.client.shutdown();
-      breakers.clear();
+      breakers.shutdown();
+      agents.httpAgent.destroy();
+      agents.httpsAgent.destroy();
     },
   };
 }

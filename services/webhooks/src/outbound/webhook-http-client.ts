@@ -1,18 +1,20 @@
-import dns, { type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import { WEBHOOK_RESPONSE_BODY_LIMIT_BYTES } from '@switchboard/contracts';
 import {
+  ADDRESS_BLOCKED,
   OutboundError,
+  createKeyedOutboundClients,
   createOutboundClient,
+  hostOf,
+  isPublicAddress,
+  publicAddressLookup,
   withheldTraceContext,
   type Logger,
-  type OutboundClient,
 } from '@switchboard/service-kit';
-import { hostOf, isPublicAddress } from '@switchboard/service-kit';
 
 export type FailureKind = 'timeout' | 'connection' | 'blocked';
 
@@ -41,33 +43,6 @@ export interface WebhookHttpClientOptions {
   /** Breakers of endpoints unused this long are dropped (unless open). */
   idleEvictMs?: number;
 }
-
-const ADDRESS_BLOCKED = 'ERR_WEBHOOK_ADDRESS_BLOCKED';
-
-function blockedError(message: string): Error {
-  return Object.assign(new Error(message), { code: ADDRESS_BLOCKED });
-}
-
-/**
- * A DNS lookup that refuses non-public addresses, installed on the agents so that the address
- * actually connected to is the one checked (no window for DNS rebinding between check and use).
- */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) {
-      callback(error, '');
-      return;
-    }
-    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (addresses.length === 0 || refused) {
-      const address = refused?.address ?? 'no address';
-      callback(blockedError(`${hostname} resolves to ${address}, which webhooks may not call`), '');
-      return;
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
 
 /** Reads at most `limit` bytes of a response, then lets the rest go (the socket with it). */
 async function readCapped(
@@ -108,45 +83,24 @@ function errorText(error: unknown): string {
  * environment, at most 64 KiB of the answer read, and an opossum breaker per endpoint.
  */
 export function createWebhookHttpClient(options: WebhookHttpClientOptions) {
-  const lookup = options.allowPrivateUrls ? undefined : guardedLookup;
+  const lookup = options.allowPrivateUrls ? undefined : publicAddressLookup('webhooks');
   const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, timeout: 60_000, lookup };
   const httpAgent = new http.Agent(agentOptions);
   const httpsAgent = new https.Agent(agentOptions);
   const unguarded = axios.create({ maxRedirects: 0, validateStatus: () => true });
-  const breakers = new Map<string, { client: OutboundClient; lastUsed: number }>();
-  const idleEvictMs = options.idleEvictMs ?? 10 * 60_000;
-
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - idleEvictMs;
-    for (const [endpoint, entry] of breakers) {
-      if (entry.lastUsed < cutoff && !entry.client.isCircuitOpen()) {
-        entry.client.shutdown();
-        breakers.delete(endpoint);
-      }
-    }
-  }, 60_000);
-  sweeper.unref();
-
-  function breakerFor(endpoint: string): OutboundClient {
-    let entry = breakers.get(endpoint);
-    if (!entry) {
-      entry = {
-        client: createOutboundClient({
-          name: `webhook-${endpoint}`,
-          logger: options.logger,
-          timeoutMs: options.timeoutMs,
-          countsAsFailure: (status) => status >= 500,
-          breaker: options.breaker,
-          // One metrics series for every customer endpoint, not one per webhook.
-          metricsLabel: 'webhook-endpoint',
-        }),
-        lastUsed: Date.now(),
-      };
-      breakers.set(endpoint, entry);
-    }
-    entry.lastUsed = Date.now();
-    return entry.client;
-  }
+  const breakers = createKeyedOutboundClients({
+    idleEvictMs: options.idleEvictMs,
+    create: (endpoint) =>
+      createOutboundClient({
+        name: `webhook-${endpoint}`,
+        logger: options.logger,
+        timeoutMs: options.timeoutMs,
+        countsAsFailure: (status) => status >= 500,
+        breaker: options.breaker,
+        // One metrics series for every customer endpoint, not one per webhook.
+        metricsLabel: 'webhook-endpoint',
+      }),
+  });
 
   /** An IP literal never goes through the lookup, so it is checked here. */
   function literalAddressProblem(url: string): string | undefined {
@@ -192,7 +146,7 @@ export function createWebhookHttpClient(options: WebhookHttpClientOptions) {
       const response: AxiosResponse<Readable> = await withheldTraceContext(() =>
         request.bypassBreaker
           ? unguarded.request(config)
-          : breakerFor(request.endpoint).request(config),
+          : breakers.get(request.endpoint).request(config),
       );
       stream = response.data;
       if (timedOut) stream.destroy();
@@ -232,16 +186,11 @@ export function createWebhookHttpClient(options: WebhookHttpClientOptions) {
 
   return {
     send,
-    isCircuitOpen: (endpoint: string) => breakers.get(endpoint)?.client.isCircuitOpen() ?? false,
+    isCircuitOpen: breakers.isCircuitOpen,
     /** A deleted webhook's breaker goes with it. */
-    forget(endpoint: string): void {
-      breakers.get(endpoint)?.client.shutdown();
-      breakers.delete(endpoint);
-    },
+    forget: breakers.forget,
     shutdown(): void {
-      clearInterval(sweeper);
-      for (const entry of breakers.values()) entry.client.shutdown();
-      breakers.clear();
+      breakers.shutdown();
       httpAgent.destroy();
       httpsAgent.destroy();
     },

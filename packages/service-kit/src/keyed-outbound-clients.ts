@@ -1,0 +1,48 @@
+import type { OutboundClient } from './outbound-client';
+
+/**
+ * One outbound client (and so one breaker) per key — a customer's endpoint, an organization's AI
+ * endpoint — made on first use; clients unused for `idleEvictMs` are dropped unless their breaker
+ * is open, so a service calling many endpoints keeps only the live ones.
+ */
+export function createKeyedOutboundClients(options: {
+  create: (key: string) => OutboundClient;
+  idleEvictMs?: number;
+}) {
+  const clients = new Map<string, { client: OutboundClient; lastUsed: number }>();
+  const idleEvictMs = options.idleEvictMs ?? 10 * 60_000;
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - idleEvictMs;
+    for (const [key, entry] of clients) {
+      if (entry.lastUsed < cutoff && !entry.client.isCircuitOpen()) {
+        entry.client.shutdown();
+        clients.delete(key);
+      }
+    }
+  }, 60_000);
+  sweeper.unref();
+
+  return {
+    get(key: string): OutboundClient {
+      let entry = clients.get(key);
+      if (!entry) {
+        entry = { client: options.create(key), lastUsed: Date.now() };
+        clients.set(key, entry);
+      }
+      entry.lastUsed = Date.now();
+      return entry.client;
+    },
+    /** Whether calls for this key are paused by an open breaker. */
+    isCircuitOpen: (key: string): boolean => clients.get(key)?.client.isCircuitOpen() ?? false,
+    /** Drops the key's client now (its endpoint was deleted). */
+    forget(key: string): void {
+      clients.get(key)?.client.shutdown();
+      clients.delete(key);
+    },
+    shutdown(): void {
+      clearInterval(sweeper);
+      for (const entry of clients.values()) entry.client.shutdown();
+      clients.clear();
+    },
+  };
+}
