@@ -78,11 +78,21 @@ export const MESSAGING_INTERNAL_PATHS = {
   releaseQuota: '/internal/message-quota/release',
 } as const;
 
+/**
+ * Names one reservation (`campaign:<id>`), so that asking again holds nothing more and it can be
+ * given back by name: a producer that died before recording the answer undoes it without knowing
+ * whether it was made.
+ */
+const ReservationIdSchema = z.string().regex(/^[A-Za-z0-9:_-]{1,100}$/, {
+  error: 'must be 1 to 100 letters, digits, :, _ or -',
+});
+
 export const ReserveMessageQuotaRequestSchema = z.object({
   company_id: z.number().int().positive(),
   plan: PlanSchema,
   plan_started_at: z.iso.datetime({ offset: true }),
   count: z.number().int().positive().max(1_000_000),
+  reservation_id: ReservationIdSchema.optional(),
 });
 export type ReserveMessageQuotaRequest = z.infer<typeof ReserveMessageQuotaRequestSchema>;
 
@@ -93,11 +103,18 @@ export const ReserveMessageQuotaResponseSchema = successResponse({
 });
 export type ReserveMessageQuotaResponse = z.infer<typeof ReserveMessageQuotaResponseSchema>;
 
-export const ReleaseMessageQuotaRequestSchema = z.object({
-  company_id: z.number().int().positive(),
-  month: MonthSchema,
-  count: z.number().int().positive().max(1_000_000),
-});
+/** `count` places, or the named reservation whole (nothing when it is not held). */
+export const ReleaseMessageQuotaRequestSchema = z
+  .object({
+    company_id: z.number().int().positive(),
+    month: MonthSchema,
+    count: z.number().int().positive().max(1_000_000).optional(),
+    reservation_id: ReservationIdSchema.optional(),
+  })
+  .refine((request) => (request.count === undefined) !== (request.reservation_id === undefined), {
+    message: 'count or reservation_id is required, not both',
+    path: ['count'],
+  });
 export type ReleaseMessageQuotaRequest = z.infer<typeof ReleaseMessageQuotaRequestSchema>;
 
 export const ReleaseMessageQuotaResponseSchema = successResponse({

@@ -55,21 +55,20 @@ export async function startCampaign(
   }
 
   const organization = orgOf(campaign);
-  let campaignMonth: string | undefined;
-  let held: { month: string; count: number } | undefined;
+  const month = monthKey(now);
+  const attempt = startAttempt(id, now);
   try {
     const total = await deps.clients.audienceCount(campaign.company_id, campaign.audience);
     if (total === 0) {
       throw new AppError('validation_failed', 'audience: has no subscribed contacts');
     }
-    const month = monthKey(now);
     const limit = limitFor(
       organization.plan,
       'campaignsPerMonth',
       organization.plan_started_at,
       now,
     );
-    if (!(await deps.quotas.reserve(campaign.company_id, month, limit))) {
+    if (!(await deps.quotas.reserve(campaign.company_id, month, limit, attempt))) {
       throw new AppError(
         'quota_exceeded',
         quotaExceededMessage(
@@ -80,10 +79,8 @@ export async function startCampaign(
         ),
       );
     }
-    campaignMonth = month;
     await deps.campaigns.update(id, { start_step: 'claimed' }, { start_step: 'campaign_quota' });
-    const messagesMonth = await deps.clients.reserveMessages(organization, total);
-    held = { month: messagesMonth, count: total };
+    const messagesMonth = await deps.clients.reserveMessages(organization, total, attempt);
     await deps.campaigns.update(
       id,
       { start_step: 'campaign_quota' },
@@ -97,16 +94,32 @@ export async function startCampaign(
     );
     if (!started) throw new AppError('conflict', `id: campaign ${id} changed while starting`);
   } catch (error) {
-    if (held) {
-      await deps.clients.releaseMessages(campaign.company_id, held.month, held.count);
-    }
-    if (campaignMonth) await deps.quotas.release(campaign.company_id, campaignMonth);
+    await giveBackStart(deps, campaign.company_id, attempt, month);
     await deps.campaigns.resetStart(id);
     throw error;
   }
   deps.relay.relaySoon(deps.campaigns.outbox, String(id));
   deps.dispatchSoon(id);
   return (await deps.campaigns.findById(id))!;
+}
+
+/**
+ * One attempt to start a campaign, named by the campaign and the time it was claimed: what it
+ * reserves carries this name, so it can be given back without knowing whether the reservation's
+ * answer was ever recorded, and a later attempt's reservations are never taken for it.
+ */
+const startAttempt = (campaign_id: number, claimedAt: Date) =>
+  `campaign:${campaign_id}:${claimedAt.getTime()}`;
+
+/** What a start attempt may hold — its campaign of the month, its messages — given back once. */
+async function giveBackStart(
+  deps: CampaignsDeps,
+  company_id: number,
+  attempt: string,
+  month: string,
+): Promise<void> {
+  await deps.clients.releaseReservation(company_id, month, attempt);
+  await deps.quotas.release(company_id, month, attempt);
 }
 
 /**
@@ -121,17 +134,11 @@ export async function recoverAbandonedStarts(deps: CampaignsDeps, olderThan: Dat
       { start_step: 'none', start_claimed_at: null, total_contacts: 0, quota_month: null },
     );
     if (!reset) continue;
-    const claimedMonth = monthKey(new Date(campaign.start_claimed_at ?? campaign.updated_at));
-    if (campaign.start_step === 'campaign_quota' || campaign.start_step === 'message_quota') {
-      await deps.quotas.release(campaign.company_id, claimedMonth);
-    }
-    if (campaign.start_step === 'message_quota' && campaign.quota_month) {
-      await deps.clients.releaseMessages(
-        campaign.company_id,
-        campaign.quota_month,
-        campaign.total_contacts,
-      );
-    }
+    // By the attempt's name, whatever its step says: a reservation the dead process made but
+    // never recorded is given back too, and one never made gives back nothing.
+    const claimedAt = new Date(campaign.start_claimed_at ?? campaign.updated_at);
+    const attempt = startAttempt(campaign.id, claimedAt);
+    await giveBackStart(deps, campaign.company_id, attempt, monthKey(claimedAt));
     deps.logger.warn(
       { campaign_id: campaign.id, step: campaign.start_step },
       'an interrupted campaign start was undone',

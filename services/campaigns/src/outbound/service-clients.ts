@@ -102,13 +102,21 @@ export function createServiceClients(options: ServiceClientOptions) {
       return InternalUpdateContactResponseSchema.parse(answer.data).contact;
     },
 
-    /** Holds `count` messages of this month for the organization, all or none. */
-    async reserveMessages(organization: OrgContext, count: number): Promise<string> {
+    /**
+     * Holds `count` messages of this month for the organization, all or none; a named
+     * reservation asked again holds nothing more.
+     */
+    async reserveMessages(
+      organization: OrgContext,
+      count: number,
+      reservation_id?: string,
+    ): Promise<string> {
       const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.reserveQuota, {
         company_id: organization.company_id,
         plan: organization.plan,
         plan_started_at: organization.plan_started_at.toISOString(),
         count,
+        ...(reservation_id ? { reservation_id } : {}),
       });
       if (answer.status !== 200) throw messaging.refusal(answer);
       return ReserveMessageQuotaResponseSchema.parse(answer.data).month;
@@ -120,6 +128,20 @@ export function createServiceClients(options: ServiceClientOptions) {
         company_id,
         month,
         count,
+      });
+      if (answer.status !== 200) throw messaging.refusal(answer);
+    },
+
+    /** Gives a named reservation back whole; nothing when it was never made or is given back. */
+    async releaseReservation(
+      company_id: number,
+      month: string,
+      reservation_id: string,
+    ): Promise<void> {
+      const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.releaseQuota, {
+        company_id,
+        month,
+        reservation_id,
       });
       if (answer.status !== 200) throw messaging.refusal(answer);
     },

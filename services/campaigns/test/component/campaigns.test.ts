@@ -5,6 +5,7 @@ import {
   CampaignsResponseSchema,
   EVENT_PAYLOAD_SCHEMAS,
   INTERNAL_SECRET_HEADER,
+  MESSAGING_INTERNAL_PATHS,
   QUOTA_MESSAGE_PREFIX,
   SendCampaignResponseSchema,
   buildOpenApiDocument,
@@ -223,6 +224,83 @@ describe('quotas (spec §8): all or nothing', () => {
       message: 'Still 100 left',
     });
     expect(small.status).toBe(200);
+  });
+});
+
+describe('a start interrupted by a crash (issue 7 point 4)', () => {
+  test('when a start died after messaging held its messages but before recording that, then the scheduler gives back the messages and the campaign of the month, and it starts again whole', async () => {
+    const org = await system.newOrganization('free', 'Crash Start Co');
+    const phones = await contactsInGroup(org, 'crash', 3);
+    const created = await org.api.post('createCampaign', {
+      name: 'Interrupted',
+      type: 'regular',
+      message: { type: 'text', text: 'Hello' },
+      audience: { type: 'groups', group_ids: [await groupId(org, 'crash')] },
+    });
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    // The state a process killed at that instant leaves, three minutes ago: the campaign's step
+    // says its campaign of the month is held; messaging also holds its three messages, under
+    // the attempt's name, which the campaign never recorded.
+    const claimedAt = new Date(Date.now() - 3 * 60_000);
+    const attempt = `campaign:${campaign.id}:${claimedAt.getTime()}`;
+    const month = claimedAt.toISOString().slice(0, 7);
+    const campaignsDb = system.campaigns!.db;
+    await campaignsDb
+      .collection<{ _id: string; count: number; starts: Record<string, true> }>('campaign_quotas')
+      .insertOne({ _id: `${org.company_id}:${month}`, count: 1, starts: { [attempt]: true } });
+    await campaignsDb
+      .collection<{ _id: string }>('campaigns')
+      .updateOne(
+        { _id: String(campaign.id) },
+        { $set: { start_step: 'campaign_quota', start_claimed_at: claimedAt } },
+      );
+    const reserved = await fetch(
+      `${system.stack.messaging.url}${MESSAGING_INTERNAL_PATHS.reserveQuota}`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [INTERNAL_SECRET_HEADER]: system.internalSecret,
+        },
+        body: JSON.stringify({
+          company_id: org.company_id,
+          plan: 'free',
+          plan_started_at: org.created.organization.plan_started_at,
+          count: 3,
+          reservation_id: attempt,
+        }),
+      },
+    );
+    expect(reserved.status).toBe(200);
+    const messagesUsed = async () =>
+      (
+        await system.stack.messaging.db
+          .collection<{ _id: string; used: number }>('message_quotas')
+          .findOne({ _id: `${org.company_id}:${month}` })
+      )?.used ?? 0;
+    expect(await messagesUsed()).toBe(3);
+
+    // The scheduler job (every 5 s) undoes starts left half-way for two minutes.
+    await waitFor(
+      async () =>
+        (await campaignOf(org, campaign.id)).status === 'draft' && (await messagesUsed()) === 0
+          ? true
+          : undefined,
+      20_000,
+    );
+    const quota = await campaignsDb
+      .collection<{ _id: string; count: number }>('campaign_quotas')
+      .findOne({ _id: `${org.company_id}:${month}` });
+    expect(quota?.count).toBe(0);
+
+    const started = await org.api.post('startCampaign', { id: campaign.id });
+    expect(started.status).toBe(200);
+    await waitFor(
+      async () => ((await campaignOf(org, campaign.id)).status === 'completed' ? true : undefined),
+      20_000,
+    );
+    for (const phone of phones) expect(await sentTo(phone)).toHaveLength(1);
+    expect(await messagesUsed()).toBe(3);
   });
 });
 

@@ -411,4 +411,38 @@ describe('the internal message quota API (for campaigns)', () => {
     });
     expect(released.body).toMatchObject({ released: 99 });
   });
+
+  test('when a named reservation is asked twice and given back twice, then it is held once and given back once', async () => {
+    const free = await system.newOrganization('free', 'Named Co');
+    const who = {
+      company_id: free.company_id,
+      plan: 'free',
+      plan_started_at: free.created.organization.plan_started_at,
+    };
+    const named = { ...who, count: 60, reservation_id: 'campaign:7:1700000000000' };
+    expect((await call(MESSAGING_INTERNAL_PATHS.reserveQuota, named)).status).toBe(200);
+    // Asked again (a retry that never saw the first answer): nothing more is taken.
+    expect((await call(MESSAGING_INTERNAL_PATHS.reserveQuota, named)).status).toBe(200);
+    expect((await call(MESSAGING_INTERNAL_PATHS.reserveQuota, { ...who, count: 40 })).status).toBe(
+      200,
+    );
+    const byName = {
+      company_id: free.company_id,
+      month: monthKey(),
+      reservation_id: named.reservation_id,
+    };
+    const first = await call(MESSAGING_INTERNAL_PATHS.releaseQuota, byName);
+    expect(first.body).toMatchObject({ released: 60 });
+    const again = await call(MESSAGING_INTERNAL_PATHS.releaseQuota, byName);
+    expect(again.body).toMatchObject({ released: 0 });
+    // 40 of 100 still held: 60 fit again, 61 do not.
+    expect((await call(MESSAGING_INTERNAL_PATHS.reserveQuota, { ...who, count: 61 })).status).toBe(
+      429,
+    );
+    const both = await call(MESSAGING_INTERNAL_PATHS.releaseQuota, {
+      ...byName,
+      count: 1,
+    });
+    expect(both.status).toBe(422);
+  });
 });

@@ -20,7 +20,14 @@ export function quotaRoutes(router: Router, deps: { quotas: QuotaStore }): void 
     const planStartedAt = new Date(request.plan_started_at);
     const month = monthKey(now);
     const limit = limitFor(request.plan, 'messagesPerMonth', planStartedAt, now);
-    if (!(await deps.quotas.reserve(request.company_id, month, limit, request.count))) {
+    const reserved = await deps.quotas.reserve(
+      request.company_id,
+      month,
+      limit,
+      request.count,
+      request.reservation_id,
+    );
+    if (!reserved) {
       throw new AppError(
         'quota_exceeded',
         quotaExceededMessage(request.plan, 'messagesPerMonth', planStartedAt, now),
@@ -32,7 +39,13 @@ export function quotaRoutes(router: Router, deps: { quotas: QuotaStore }): void 
 
   router.post(MESSAGING_INTERNAL_PATHS.releaseQuota, async (req, res) => {
     const request = parseInput(ReleaseMessageQuotaRequestSchema, req.body ?? {});
-    const released = await deps.quotas.release(request.company_id, request.month, request.count);
+    const released = request.reservation_id
+      ? await deps.quotas.releaseReservation(
+          request.company_id,
+          request.month,
+          request.reservation_id,
+        )
+      : await deps.quotas.release(request.company_id, request.month, request.count!);
     const body: ReleaseMessageQuotaResponse = {
       status: 'success',
       month: request.month,
