@@ -3,7 +3,6 @@ import {
   AutomatedReplyResponseSchema,
   ContactBotsResponseSchema,
   EXCHANGES,
-  INTERNAL_SECRET_HEADER,
   MESSAGING_INTERNAL_PATHS,
   type AutomatedReply,
   type BrokerEvent,
@@ -510,22 +509,12 @@ describe('safety (issue 8 point 5)', () => {
   test('when the month’s message quota is used up, then the answer is not sent and the skip is counted, with nothing parked', async () => {
     const org = await system.newOrganization('free', 'Quota Co');
     await addReply(org, { name: 'Q', kind: 'exact', triggers: 'quota', message: 'never sent' });
-    const reserved = await fetch(
-      `${system.stack.messaging.url}${MESSAGING_INTERNAL_PATHS.reserveQuota}`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          [INTERNAL_SECRET_HEADER]: system.internalSecret,
-        },
-        body: JSON.stringify({
-          company_id: org.company_id,
-          plan: 'free',
-          plan_started_at: org.created.organization.plan_started_at,
-          count: 100,
-        }),
-      },
-    );
+    const reserved = await system.messagingInternal(MESSAGING_INTERNAL_PATHS.reserveQuota, {
+      company_id: org.company_id,
+      plan: 'free',
+      plan_started_at: org.created.organization.plan_started_at,
+      count: 100,
+    });
     expect(reserved.status).toBe(200);
     const phone = uniquePhone();
     await writeAndSettle(org, phone, 'quota', 'quota_exhausted');

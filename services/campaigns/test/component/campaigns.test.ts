@@ -254,23 +254,13 @@ describe('a start interrupted by a crash (issue 7 point 4)', () => {
         { _id: String(campaign.id) },
         { $set: { start_step: 'campaign_quota', start_claimed_at: claimedAt } },
       );
-    const reserved = await fetch(
-      `${system.stack.messaging.url}${MESSAGING_INTERNAL_PATHS.reserveQuota}`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          [INTERNAL_SECRET_HEADER]: system.internalSecret,
-        },
-        body: JSON.stringify({
-          company_id: org.company_id,
-          plan: 'free',
-          plan_started_at: org.created.organization.plan_started_at,
-          count: 3,
-          reservation_id: attempt,
-        }),
-      },
-    );
+    const reserved = await system.messagingInternal(MESSAGING_INTERNAL_PATHS.reserveQuota, {
+      company_id: org.company_id,
+      plan: 'free',
+      plan_started_at: org.created.organization.plan_started_at,
+      count: 3,
+      reservation_id: attempt,
+    });
     expect(reserved.status).toBe(200);
     const messagesUsed = async () =>
       (

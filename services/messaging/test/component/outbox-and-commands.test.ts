@@ -2,7 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
 import {
   EXCHANGES,
-  INTERNAL_SECRET_HEADER,
   MESSAGING_INTERNAL_PATHS,
   MessagingSendCommandSchema,
   QUEUES,
@@ -11,7 +10,6 @@ import {
   monthKey,
   type MessagingSendCommandInput,
 } from '@switchboard/contracts';
-import { jsonBody } from '../../../../test/support/test-infra';
 import {
   eventsOf,
   sleep,
@@ -358,17 +356,7 @@ describe('a command meeting a send a dead process still holds', () => {
 });
 
 describe('the internal message quota API (for campaigns)', () => {
-  const call = async (path: string, body: unknown) => {
-    const response = await fetch(system.stack.messaging.url + path, {
-      method: 'POST',
-      headers: {
-        [INTERNAL_SECRET_HEADER]: system.internalSecret,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, body: await jsonBody(response) };
-  };
+  const call = (path: string, body: unknown) => system.messagingInternal(path, body);
 
   test('when a campaign reserves more than is left, then nothing is held; what fits is held whole', async () => {
     const free = await system.newOrganization('free', 'Campaign Co');

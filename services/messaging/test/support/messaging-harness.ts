@@ -1,6 +1,7 @@
 import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib';
 import {
   BrokerEventSchema,
+  INTERNAL_SECRET_HEADER,
   EXCHANGES,
   type BrokerEvent,
   type CreateOrganizationResponse,
@@ -100,6 +101,8 @@ export interface MessagingSystem {
   newOrganization(plan?: Plan, name?: string): Promise<Organization>;
   /** The simulator's control API (`/sim/...`). */
   sim(method: string, path: string, body?: unknown): Promise<LooseJson>;
+  /** POSTs to one of messaging's internal routes (`/internal/...`), as another service would. */
+  messagingInternal(path: string, body: unknown): Promise<{ status: number; body: LooseJson }>;
   /** Publishes to an exchange of the test's vhost, as another service would. */
   publish(exchange: string, routingKey: string, body: unknown, messageId: string): Promise<void>;
   stop(): Promise<void>;
@@ -238,6 +241,15 @@ export async function startMessagingSystem(
       });
       const text = await response.text();
       return (text ? JSON.parse(text) : {}) as LooseJson;
+    },
+    async messagingInternal(path, body) {
+      const response = await fetch(`${stack.messaging.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [INTERNAL_SECRET_HEADER]: internalSecret },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text ? JSON.parse(text) : {}) as LooseJson };
     },
     async publish(exchange, routingKey, body, messageId) {
       publisher.publish(exchange, routingKey, Buffer.from(JSON.stringify(body)), {
