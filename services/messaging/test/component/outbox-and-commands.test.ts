@@ -8,6 +8,7 @@ import {
   ROUTING_KEYS,
   deadQueueFor,
   monthKey,
+  type BrokerEvent,
   type MessagingSendCommandInput,
 } from '@switchboard/contracts';
 import {
@@ -54,6 +55,14 @@ function command(overrides: Partial<MessagingSendCommandInput>): MessagingSendCo
     ...overrides,
   };
 }
+
+/** Hands a command to messaging as campaigns would; the broker message id is the key by default. */
+const sendCommand = (body: MessagingSendCommandInput, messageId = body.idempotency_key) =>
+  system.publish(EXCHANGES.commands, ROUTING_KEYS.commands.send, body, messageId);
+
+const isEventFor =
+  (name: 'message_sent' | 'message_failed', phone: string) => (event: BrokerEvent) =>
+    event.event === name && (event.data as { phone: string }).phone === phone;
 
 describe('the event outbox (issue 4 point 7)', () => {
   test('when messaging died between writing a record and publishing its event, then the relay publishes it and clears it', async () => {
@@ -119,24 +128,9 @@ describe('messaging.send commands (issue 4 point 4)', () => {
   test('when a send command arrives twice, then one message is sent and announced once', async () => {
     const phone = uniquePhone();
     const body = command({ phone, campaign_id: 77 });
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      `${body.idempotency_key}:again`,
-    );
-    const sent = await waitFor(() =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
-      ),
-    );
+    await sendCommand(body);
+    await sendCommand(body, `${body.idempotency_key}:again`);
+    const sent = await waitFor(() => system.events.find(isEventFor('message_sent', phone)));
     await sleep(700);
     expect(await sentTo(phone)).toHaveLength(1);
     const message_id = (sent.data as { message_id: number }).message_id;
@@ -156,61 +150,31 @@ describe('messaging.send commands (issue 4 point 4)', () => {
       contact_id: made.body.contact.id,
       content: { type: 'template', template_name: 'no_such_template', template_language: 'en' },
     });
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
+    await sendCommand(body);
     // An unknown template is refused before the provider: recorded as failed, once, so that
     // the command's producer (a campaign) sees the outcome of every command.
-    const failed = await waitFor(() =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
-      ),
-    );
+    const failed = await waitFor(() => system.events.find(isEventFor('message_failed', phone)));
     expect((failed.data as { error: string }).error).toBe(
       'template_name: no template no_such_template in en',
     );
     await sleep(300);
     expect(await sentTo(phone)).toHaveLength(0);
-    expect(
-      system.events.filter(
-        (event) =>
-          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
-      ),
-    ).toHaveLength(1);
+    expect(system.events.filter(isEventFor('message_failed', phone))).toHaveLength(1);
   });
 
   test('when a command names both the contact and its phone, then it is sent as given without asking contacts', async () => {
     const phone = uniquePhone();
     // No contact has this id: a lookup would refuse the command, so a send proves none was made.
     const body = command({ contact_id: 987_654_320, phone, contact_name: 'From the audience' });
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
-    const sent = await waitFor(() =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
-      ),
-    );
+    await sendCommand(body);
+    const sent = await waitFor(() => system.events.find(isEventFor('message_sent', phone)));
     expect((sent.data as { contact_id: number }).contact_id).toBe(987_654_320);
     expect(await sentTo(phone)).toHaveLength(1);
   });
 
   test('when a command names an unknown contact, then it is parked with the reason', async () => {
     const body = command({ contact_id: 987_654_321 });
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
+    await sendCommand(body);
     const amqp = await connect(system.amqpUrl);
     try {
       const channel = await amqp.createChannel();
@@ -236,28 +200,14 @@ describe('messaging.send commands (issue 4 point 4)', () => {
       plan: 'standard' as const,
       plan_started_at: fresh.created.organization.plan_started_at,
     };
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
+    await sendCommand(body);
     await waitFor(
-      () =>
-        system.events.find(
-          (event) =>
-            event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
-        ),
+      () => system.events.find(isEventFor('message_sent', phone)),
       15_000,
       'message_sent after the broker retry',
     );
     expect(await sentTo(phone)).toHaveLength(5);
-    expect(
-      system.events.filter(
-        (event) =>
-          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
-      ),
-    ).toHaveLength(0);
+    expect(system.events.filter(isEventFor('message_failed', phone))).toHaveLength(0);
   });
 });
 
@@ -269,12 +219,7 @@ describe('a command with a chained message (then)', () => {
       then: { content: { type: 'text' as const, message: 'Second' } },
     };
     for (const copy of ['', ':again']) {
-      await system.publish(
-        EXCHANGES.commands,
-        ROUTING_KEYS.commands.send,
-        body,
-        `${body.idempotency_key}${copy}`,
-      );
+      await sendCommand(body, `${body.idempotency_key}${copy}`);
     }
     type TextRecord = { request: { text: { body: string } } };
     await waitFor(async () => ((await sentTo(phone)).length >= 2 ? true : undefined));
@@ -290,18 +235,8 @@ describe('a command with a chained message (then)', () => {
       ...command({ phone, content: { type: 'text' as const, message: 'Refused' } }),
       then: { content: { type: 'text' as const, message: 'Never' } },
     };
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
-    await waitFor(() =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_failed' && (event.data as { phone: string }).phone === phone,
-      ),
-    );
+    await sendCommand(body);
+    await waitFor(() => system.events.find(isEventFor('message_failed', phone)));
     await sleep(700);
     const texts = ((await sentTo(phone)) as { request: { text: { body: string } } }[]).map(
       (record) => record.request.text.body,
@@ -335,19 +270,10 @@ describe('a command meeting a send a dead process still holds', () => {
         created_at: new Date(Date.now() - 35_000),
       });
 
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
+    await sendCommand(body);
 
     await waitFor(
-      () =>
-        system.events.find(
-          (event) =>
-            event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
-        ),
+      () => system.events.find(isEventFor('message_sent', phone)),
       45_000,
       'message_sent once the lease ran out',
     );
@@ -380,18 +306,8 @@ describe('the internal message quota API (for campaigns)', () => {
       quota_reserved: true,
       quota_month: monthKey(),
     };
-    await system.publish(
-      EXCHANGES.commands,
-      ROUTING_KEYS.commands.send,
-      body,
-      body.idempotency_key,
-    );
-    await waitFor(() =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_sent' && (event.data as { phone: string }).phone === phone,
-      ),
-    );
+    await sendCommand(body);
+    await waitFor(() => system.events.find(isEventFor('message_sent', phone)));
     const released = await call(MESSAGING_INTERNAL_PATHS.releaseQuota, {
       company_id: free.company_id,
       month: monthKey(),
