@@ -5,7 +5,6 @@ import {
   EXCHANGES,
   MESSAGING_INTERNAL_PATHS,
   type AutomatedReply,
-  type BrokerEvent,
 } from '@switchboard/contracts';
 import type { Responder } from '../../src/domain/automation/responder';
 import {
@@ -80,29 +79,9 @@ const settled = (outcome: string, before: number, count = 1) =>
     outcome,
   );
 
-type Received = Extract<BrokerEvent, { event: 'message_received' }>;
-
 /** An end user writes to the organization; resolves with its `message_received`. */
-async function write(
-  org: Organization,
-  from: string,
-  input: Record<string, unknown>,
-): Promise<Received> {
-  const injected = await system.sim('POST', '/inbound', {
-    phone_number_id: org.created.channel.phone_number_id,
-    from,
-    ...input,
-  });
-  return waitFor(
-    () =>
-      system.events.find(
-        (event): event is Received =>
-          event.event === 'message_received' && event.data.message_wamid === injected.wamid,
-      ),
-    10_000,
-    'message_received',
-  );
-}
+const write = (org: Organization, from: string, input: Record<string, unknown>) =>
+  system.customerWrites(org, { from, ...input });
 
 /** Writes `text` and waits for automation's verdict on it. */
 async function writeAndSettle(org: Organization, from: string, text: string, outcome: string) {

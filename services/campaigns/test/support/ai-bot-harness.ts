@@ -1,13 +1,8 @@
 import { Writable } from 'node:stream';
-import {
-  ContactResponseSchema,
-  type BrokerEvent,
-  type Contact,
-  type OrgContext,
-} from '@switchboard/contracts';
+import { ContactResponseSchema, type Contact, type OrgContext } from '@switchboard/contracts';
 import { createLogger } from '@switchboard/service-kit';
 import {
-  waitFor,
+  type MessageReceived,
   type MessagingSystem,
   type Organization,
 } from '../../../messaging/test/support/messaging-harness';
@@ -61,39 +56,14 @@ export function aiBotOf(system: MessagingSystem): { bot: AiBot; logs: LogLine[] 
   };
 }
 
-export interface Received {
-  message_id: number;
-  message_wamid: string;
-  contact_id: number;
-  message: string;
-  message_type: string;
-}
-
 /** An end user's message injected at the simulator; resolves with its `message_received`. */
-export async function contactWrites(
+export const contactWrites = (
   system: MessagingSystem,
   org: Organization,
   from: string,
   text: string,
-): Promise<BrokerEvent & { data: Received }> {
-  const injected = await system.sim('POST', '/inbound', {
-    phone_number_id: org.created.channel.phone_number_id,
-    from,
-    profile_name: 'Ada Customer',
-    text,
-  });
-  const wamid = injected.wamid as string;
-  return waitFor(
-    () =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_received' &&
-          (event.data as { message_wamid: string }).message_wamid === wamid,
-      ) as (BrokerEvent & { data: Received }) | undefined,
-    15_000,
-    `message_received of ${wamid}`,
-  );
-}
+): Promise<MessageReceived> =>
+  system.customerWrites(org, { from, profile_name: 'Ada Customer', text }, 15_000);
 
 export function orgContextOf(org: Organization): OrgContext {
   const { organization } = org.created;
@@ -110,10 +80,7 @@ export async function contactOf(org: Organization, contact_id: number): Promise<
 }
 
 /** The turn automation builds from a `message_received` (issue 8 point 2). */
-export async function turnOf(
-  org: Organization,
-  received: BrokerEvent & { data: Received },
-): Promise<InboundTurn> {
+export async function turnOf(org: Organization, received: MessageReceived): Promise<InboundTurn> {
   return {
     organization: orgContextOf(org),
     contact: await contactOf(org, received.data.contact_id),

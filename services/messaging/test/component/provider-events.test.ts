@@ -1,4 +1,4 @@
-import { EXCHANGES, ROUTING_KEYS, type BrokerEvent } from '@switchboard/contracts';
+import { EXCHANGES, ROUTING_KEYS } from '@switchboard/contracts';
 import {
   eventsOf,
   sleep,
@@ -29,26 +29,8 @@ afterEach(async () => {
   await system.sim('DELETE', '/faults');
 });
 
-type Received = { message_id: number; contact_id: number; message: string; message_type: string };
-
 /** Injects an end-user message at the simulator; resolves with its `message_received` event. */
-async function inject(input: Record<string, unknown>): Promise<BrokerEvent & { data: Received }> {
-  const injected = await system.sim('POST', '/inbound', {
-    phone_number_id: phoneNumberId,
-    ...input,
-  });
-  const wamid = injected.wamid as string;
-  return waitFor(
-    () =>
-      system.events.find(
-        (event) =>
-          event.event === 'message_received' &&
-          (event.data as { message_wamid: string }).message_wamid === wamid,
-      ) as (BrokerEvent & { data: Received }) | undefined,
-    10_000,
-    `message_received of ${wamid}`,
-  );
-}
+const inject = (input: Record<string, unknown>) => system.customerWrites(org, input);
 
 async function statusOf(message_id: number) {
   return (await org.api.get('getMessageStatus', { message_id })).body;

@@ -84,6 +84,8 @@ export interface Organization {
   api: ApiClient;
 }
 
+export type MessageReceived = Extract<BrokerEvent, { event: 'message_received' }>;
+
 export interface MessagingSystem {
   stack: GatewayStack;
   simulator: Simulator;
@@ -99,6 +101,15 @@ export interface MessagingSystem {
   /** Events that did not validate against `BrokerEventSchema` (should stay empty). */
   invalidEvents: unknown[];
   newOrganization(plan?: Plan, name?: string): Promise<Organization>;
+  /**
+   * An end user writes to the organization (`input` as the simulator's `POST /sim/inbound` takes
+   * it, with `from`); resolves with the `message_received` event it became.
+   */
+  customerWrites(
+    org: Organization,
+    input: Record<string, unknown>,
+    timeoutMs?: number,
+  ): Promise<MessageReceived>;
   /** The simulator's control API (`/sim/...`). */
   sim(method: string, path: string, body?: unknown): Promise<LooseJson>;
   /** POSTs to one of messaging's internal routes (`/internal/...`), as another service would. */
@@ -213,6 +224,16 @@ export async function startMessagingSystem(
   });
   const publisher = await amqp.createConfirmChannel();
 
+  const sim: MessagingSystem['sim'] = async (method, path, body) => {
+    const response = await fetch(`${simulatorUrl}/sim${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return (text ? JSON.parse(text) : {}) as LooseJson;
+  };
+
   return {
     stack,
     simulator,
@@ -233,15 +254,22 @@ export async function startMessagingSystem(
         api: apiClient(stack.gateway.url, created.token),
       };
     },
-    async sim(method, path, body) {
-      const response = await fetch(`${simulatorUrl}/sim${path}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    async customerWrites(org, input, timeoutMs = 10_000) {
+      const injected = await sim('POST', '/inbound', {
+        phone_number_id: org.created.channel.phone_number_id,
+        ...input,
       });
-      const text = await response.text();
-      return (text ? JSON.parse(text) : {}) as LooseJson;
+      return waitFor(
+        () =>
+          events.find(
+            (event): event is MessageReceived =>
+              event.event === 'message_received' && event.data.message_wamid === injected.wamid,
+          ),
+        timeoutMs,
+        `message_received of ${String(injected.wamid)}`,
+      );
     },
+    sim,
     async messagingInternal(path, body) {
       const response = await fetch(`${stack.messaging.url}${path}`, {
         method: 'POST',
