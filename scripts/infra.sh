@@ -8,6 +8,7 @@
 #   MONGODB_URL set -> the document database is external: not built, started or stopped here.
 #   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
 #   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports.
+#   RABBITMQ_NODENAME, ERL_EPMD_PORT: another local RabbitMQ node (and epmd) beside the default.
 #   DOCDB_BACKEND   -> postgresql or sqlite. Unset: what the running docdb uses, else postgresql.
 #                      The two keep separate data; switching needs `down` first.
 # Idempotent; needs no stdin. `down` stops only what this script started (pid file / marker).
@@ -38,7 +39,12 @@ PG_PORT=5432 # names the socket file only: the cluster listens on no TCP port
 PG_DB="docdb_$DOCDB_PORT"
 PG_WAIT_S="${PG_WAIT_S:-60}"
 AMQP_PORT="${AMQP_PORT:-5672}"
-RABBIT_MARKER="$DATA/rabbitmq.pid" # OS pid of the RabbitMQ node this script started
+# OS pid of the RabbitMQ node this script started; a node on another port keeps its own.
+if [ "$AMQP_PORT" = 5672 ]; then
+  RABBIT_MARKER="$DATA/rabbitmq.pid"
+else
+  RABBIT_MARKER="$DATA/rabbitmq-$AMQP_PORT.pid"
+fi
 DOCDB_WAIT_S="${DOCDB_WAIT_S:-30}"
 RABBIT_WAIT_S="${RABBIT_WAIT_S:-90}"
 LOCAL_MONGODB_URL="mongodb://127.0.0.1:$DOCDB_PORT"
@@ -106,8 +112,58 @@ no_root() { die "'$*' needs root, and sudo is not installed"; }
 
 # ---------------------------------------------------------------- RabbitMQ
 # Debian's rabbitmq-server and rabbitmqctl wrappers switch to the rabbitmq user themselves.
+#
+# Every listener stays on loopback (RabbitMQ and Erlang listen on every interface by default):
+#   - AMQP on 127.0.0.1 (RABBITMQ_NODE_IP_ADDRESS);
+#   - epmd, Erlang's port mapper, on loopback (ERL_EPMD_ADDRESS). The first Erlang node of the
+#     machine starts epmd, and that may be a rabbitmqctl racing the server, so every rabbitmq
+#     command here carries the variable;
+#   - the node's distribution port (AMQP_PORT + 20000) on the loopback address the host name
+#     resolves to, where rabbitmqctl reaches rabbit@<host name>; rabbitmqctl's own on 127.0.0.1.
+# Passed explicitly with `env`, because `sudo` drops the caller's environment.
 
-rabbit_node_pid() { timeout 20 "${AS_ROOT[@]}" rabbitmqctl -q eval 'os:getpid().' 2>/dev/null | tr -dc '0-9'; }
+# First IPv4 address of the short host name (what Erlang resolves rabbit@<host name> to).
+host_ipv4() { getent ahostsv4 "$(hostname -s)" 2>/dev/null | awk 'NR == 1 { print $1 }'; }
+
+RABBIT_DIST_IP=$(host_ipv4)
+RABBIT_DIST_IP=${RABBIT_DIST_IP:-127.0.0.1} # not 127.*: warned about in rabbit_up
+RABBIT_DIST_IFACE="{${RABBIT_DIST_IP//./,}}"
+RABBIT_EPMD_ADDRESS=127.0.0.1
+[ "$RABBIT_DIST_IP" != 127.0.0.1 ] && RABBIT_EPMD_ADDRESS="127.0.0.1,$RABBIT_DIST_IP"
+EPMD_PORT="${ERL_EPMD_PORT:-4369}"
+RABBIT_ENV=(
+  env
+  RABBITMQ_NODE_PORT="$AMQP_PORT"
+  RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+  ERL_EPMD_ADDRESS="$RABBIT_EPMD_ADDRESS"
+  ERL_EPMD_PORT="$EPMD_PORT"
+  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface $RABBIT_DIST_IFACE"
+  RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+)
+[ -n "${RABBITMQ_NODENAME:-}" ] && RABBIT_ENV+=(RABBITMQ_NODENAME="$RABBITMQ_NODENAME")
+
+RABBITMQCTL=("${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmqctl)
+
+rabbit_node_pid() { timeout 20 "${RABBITMQCTL[@]}" -q eval 'os:getpid().' 2>/dev/null | tr -dc '0-9'; }
+
+# Local addresses listening on a TCP port that are not loopback (ss prints [::ffff:a.b.c.d]).
+wide_listeners() {
+  command -v ss >/dev/null || return 0
+  ss -Hltn "sport = :$1" 2>/dev/null | awk '{ print $4 }' |
+    grep -vE '^(127\.|\[::1\]|\[::ffff:127\.)' || true
+}
+
+# An epmd left listening beyond loopback (started earlier by any Erlang program) would serve
+# this node too: stop it when no node is registered with it, so the node starts one on loopback.
+epmd_narrow() {
+  [ -n "$(wide_listeners "$EPMD_PORT")" ] || return 0
+  if "${AS_ROOT[@]}" env ERL_EPMD_PORT="$EPMD_PORT" epmd -names 2>/dev/null | grep -q '^name '; then
+    say "rabbitmq: warning: epmd on port $EPMD_PORT listens beyond loopback and serves running Erlang nodes; left running"
+    return 0
+  fi
+  say "rabbitmq: stopping an idle epmd that listens beyond loopback on port $EPMD_PORT"
+  "${AS_ROOT[@]}" env ERL_EPMD_PORT="$EPMD_PORT" epmd -kill >/dev/null 2>&1 || true
+}
 
 rabbit_up() {
   if [ -n "${AMQP_URL:-}" ]; then
@@ -123,15 +179,25 @@ rabbit_up() {
   fi
   if probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq already up on 127.0.0.1:$AMQP_PORT"
+    local port
+    for port in "$AMQP_PORT" $((AMQP_PORT + 20000)) "$EPMD_PORT"; do
+      [ -z "$(wide_listeners "$port")" ] ||
+        say "rabbitmq: warning: port $port listens beyond loopback (started before this script kept it on loopback?); stop RabbitMQ and epmd, then run this again"
+    done
     return 0
   fi
   [ "${AS_ROOT[*]-}" = no_root ] && no_root rabbitmq-server -detached
+  case "$RABBIT_DIST_IP" in
+    127.*) ;;
+    *) say "rabbitmq: warning: host name $(hostname -s) resolves to $RABBIT_DIST_IP, not loopback; the distribution port listens there so that rabbitmqctl reaches the node" ;;
+  esac
+  epmd_narrow
   say "rabbitmq: starting on 127.0.0.1:$AMQP_PORT"
   local started=$SECONDS
   # 9>&- : the detached node must not inherit the lock descriptor.
-  "${AS_ROOT[@]}" env RABBITMQ_NODE_PORT="$AMQP_PORT" rabbitmq-server -detached \
+  "${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmq-server -detached \
     </dev/null >>"$LOGS/rabbitmq-start.log" 2>&1 9>&-
-  until timeout 10 "${AS_ROOT[@]}" rabbitmqctl -q await_startup --timeout 8 >/dev/null 2>&1 9>&- &&
+  until timeout 10 "${RABBITMQCTL[@]}" -q await_startup --timeout 8 >/dev/null 2>&1 9>&- &&
     probe 127.0.0.1 "$AMQP_PORT"; do
     [ $((SECONDS - started)) -ge "$RABBIT_WAIT_S" ] &&
       die "rabbitmq accepts no connection on 127.0.0.1:$AMQP_PORT after ${RABBIT_WAIT_S}s (see /var/log/rabbitmq/)"
@@ -164,7 +230,7 @@ rabbit_down() {
     say "rabbitmq running now is not the one this script started, left running"
   else
     say "rabbitmq: stopping"
-    timeout 60 "${AS_ROOT[@]}" rabbitmqctl -q stop >/dev/null 9>&-
+    timeout 60 "${RABBITMQCTL[@]}" -q stop >/dev/null 9>&-
     say "rabbitmq stopped"
   fi
   rm -f "$RABBIT_MARKER"
