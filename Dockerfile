@@ -5,7 +5,7 @@
 #   docker run switchboard packages/provider-simulator/dist/main.js
 # The default command starts the gateway.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # --- build: every dependency, then `tsc -b` to each workspace's dist/ --------------------------
 FROM ${NODE_IMAGE} AS build

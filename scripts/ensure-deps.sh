@@ -2,6 +2,7 @@
 # Installs npm dependencies when they are missing or older than the lockfile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/use-node.sh # start.sh and test.sh have chosen it already: silent then
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "deps: installing npm dependencies"
   # `npm install`, not `npm ci`: with this machine's npm settings (omit-lockfile-registry-resolved)

@@ -2,6 +2,7 @@
 # npm start: install, build, bring up local infrastructure, run every service.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/use-node.sh
 bash scripts/ensure-deps.sh
 npx tsc -b
 bash scripts/infra.sh up

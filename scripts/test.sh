@@ -2,6 +2,7 @@
 # npm test: lint, type check, then unit, component and end-to-end tests against real infrastructure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/use-node.sh
 bash scripts/ensure-deps.sh
 bash scripts/infra.sh up
 # What infra.sh started, unless the caller named servers of their own.
