@@ -77,12 +77,15 @@ function listeningOf(pid: number): string[] {
 const wide = (addresses: string[]) =>
   addresses.filter((a) => !isLoopback(a.slice(0, a.lastIndexOf(':'))));
 
+// Where infra.sh can start RabbitMQ at all: installed (a MONGODB_URL/AMQP_URL machine may not
+// have it), and as root or with sudo that asks no password, as infra.sh uses it.
 const canStartRabbitMQ = (() => {
   try {
     execFileSync('sh', ['-c', 'command -v rabbitmq-server && command -v epmd'], {
       stdio: 'ignore',
     });
-    return process.getuid?.() === 0 || existsSync('/usr/bin/sudo');
+    if (process.getuid?.() !== 0) execFileSync('sudo', ['-n', 'true'], { stdio: 'ignore' });
+    return true;
   } catch {
     return false;
   }
