@@ -182,7 +182,7 @@ rabbit_up() {
     local port
     for port in "$AMQP_PORT" $((AMQP_PORT + 20000)) "$EPMD_PORT"; do
       [ -z "$(wide_listeners "$port")" ] ||
-        say "rabbitmq: warning: port $port listens beyond loopback (started before this script kept it on loopback?); stop RabbitMQ and epmd, then run this again"
+        say "rabbitmq: warning: port $port listens beyond loopback (a node started otherwise, or before infra.sh kept it on loopback); if this script started it, 'down' and 'up' again restart it on loopback"
     done
     return 0
   fi
