@@ -179,11 +179,12 @@ rabbit_up() {
   fi
   if probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq already up on 127.0.0.1:$AMQP_PORT"
-    local port
+    local port wide=""
     for port in "$AMQP_PORT" $((AMQP_PORT + 20000)) "$EPMD_PORT"; do
-      [ -z "$(wide_listeners "$port")" ] ||
-        say "rabbitmq: warning: port $port listens beyond loopback (a node started otherwise, or before infra.sh kept it on loopback); if this script started it, 'down' and 'up' again restart it on loopback"
+      [ -z "$(wide_listeners "$port")" ] || wide="$wide $port"
     done
+    [ -z "$wide" ] ||
+      say "rabbitmq: warning: port(s)$wide listen beyond loopback (a node started otherwise, or before infra.sh kept it on loopback); if this script started it, 'down' and 'up' again restart it on loopback"
     return 0
   fi
   [ "${AS_ROOT[*]-}" = no_root ] && no_root rabbitmq-server -detached
