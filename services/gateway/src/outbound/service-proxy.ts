@@ -16,6 +16,7 @@ import {
   type OutboundClient,
 } from '@switchboard/service-kit';
 import type { Organization } from '../data-access/organization-store';
+import { isForwardablePath } from '../domain/public-paths';
 
 export type OwnerService = Exclude<ServiceName, 'gateway'>;
 
@@ -62,13 +63,18 @@ export function createServiceProxy(options: ServiceProxyOptions) {
   }
 
   return {
+    /**
+     * `path` is the owner's path of a public operation; the internal secret goes only there,
+     * so that no client-chosen path can reach an owner's `/internal/*` or `/metrics`.
+     */
     async forward(
       service: OwnerService,
       req: Request,
       res: Response,
+      path: string,
       organization?: Organization,
-      path = new URL(req.originalUrl, 'http://gateway').pathname,
     ): Promise<void> {
+      if (!isForwardablePath(path)) throw new AppError('not_found', 'No such path');
       const client = clients.get(service)!;
       const url = new URL(req.originalUrl, 'http://gateway');
       url.searchParams.delete('token');
