@@ -23,6 +23,7 @@ beforeAll(async () => {
     amqpUrl: broker.url,
     gatewayEnv: {
       METRICS_PORT: String(metricsPort),
+      API_RATE_SCALE: '1',
       ADMIN_RATE_PER_SECOND: '1',
       FAILED_AUTH_PER_MINUTE: '6',
     },
