@@ -54,6 +54,7 @@ describe('one organization cannot stop another (issue 15 point 1)', () => {
     ['answers 500', { http_status: 500 }],
     ['answers 503', { http_status: 503 }],
     ['does not answer in time', { latency_ms: 3_000 }],
+    ['drops every connection (a dead channel)', { drop_connection: true }],
   ])(
     "when organization A's provider %s on every send, then A's sends fail and B's sends keep answering 200 as before",
     async (_label, effect) => {
