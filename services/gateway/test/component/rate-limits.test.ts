@@ -1,5 +1,6 @@
 import { ErrorResponseSchema, PLAN_REQUEST_RATES } from '@switchboard/contracts';
 import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import { startService as startGateway } from '../../src/start-service';
 import {
   dropDatabasesWithPrefix,
   freePortBlock,
@@ -14,6 +15,7 @@ let stack: GatewayStack;
 let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
 let metricsPort: number;
 let lockedOut: { token: string };
+let shared: { token: string };
 
 beforeAll(async () => {
   broker = await isolatedAmqpUrl('gwlimits');
@@ -30,6 +32,7 @@ beforeAll(async () => {
   });
   // Made before the admin API's bucket is emptied by a test below.
   lockedOut = await stack.createOrganization('premium');
+  shared = await stack.createOrganization('free');
 });
 
 afterAll(async () => {
@@ -132,6 +135,35 @@ describe('gateway rate limits (issue 15 points 6 and 7)', () => {
     const scraped = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     expect(scraped.status).toBe(200);
     expect(await scraped.text()).toContain('switchboard_http_requests_total');
+  });
+
+  test('when two replicas share the rates, then each enforces half of every rate and burst', async () => {
+    const free = PLAN_REQUEST_RATES.free;
+    const second = await startGateway({
+      ...stack.gateway.config,
+      PORT: 0,
+      METRICS_PORT: undefined,
+      GATEWAY_REPLICAS: 2,
+    });
+    try {
+      const org = shared;
+      const answer = await fetch(`${second.url}/api/svc/me`, {
+        headers: { authorization: `Bearer ${org.token}` },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('ratelimit-policy')).toBe(
+        `"token";q=${free.token.burst / 2};w=2, "organization";q=${free.organization.burst / 2};w=2`,
+      );
+      const { allowed, refused } = await untilRefused(
+        () =>
+          fetch(`${second.url}/api/svc/me`, { headers: { authorization: `Bearer ${org.token}` } }),
+        free.token.burst * 2,
+      );
+      expect(allowed.length + 1).toBeLessThanOrEqual(free.token.burst / 2 + 2);
+      await expectRateLimited(refused, 'this API token');
+    } finally {
+      await second.stop();
+    }
   });
 
   // Last: it locks this test process's address out of token attempts.
