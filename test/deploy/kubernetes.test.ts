@@ -32,6 +32,12 @@ const containerOf = (deployment: K8sObject): K8sObject =>
   deployment.spec.template.spec.containers[0];
 const httpPortOf = (container: K8sObject): number =>
   container.ports.find((port: K8sObject) => port.name === 'http').containerPort;
+/** Where Prometheus scrapes: the gateway's own metrics listener, the http port elsewhere. */
+const metricsPortOf = (container: K8sObject): number =>
+  (
+    container.ports.find((port: K8sObject) => port.name === 'metrics') ??
+    container.ports.find((port: K8sObject) => port.name === 'http')
+  ).containerPort;
 
 describe('k8s/', () => {
   test('when each manifest file and each overlay render is validated against the Kubernetes schemas, then none fails', () => {
@@ -183,7 +189,7 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
       const annotations = pods.spec.template.metadata.annotations;
       expect(annotations).toEqual({
         'prometheus.io/scrape': 'true',
-        'prometheus.io/port': String(httpPortOf(container)),
+        'prometheus.io/port': String(metricsPortOf(container)),
         'prometheus.io/path': '/metrics',
       });
       for (const route of [

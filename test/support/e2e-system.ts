@@ -72,6 +72,10 @@ export async function startE2eSystem(
         ADMIN_API_TOKEN: adminToken,
         INTERNAL_API_SECRET: internalSecret,
         LOG_LEVEL: 'warn',
+        // Tests ask faster than the clients the plans are made for; the limits have tests of their own.
+        API_RATE_SCALE: '1000',
+        ADMIN_RATE_PER_SECOND: '1000',
+        FAILED_AUTH_PER_MINUTE: '100000',
         ...env,
       },
       basePort,

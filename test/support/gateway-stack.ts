@@ -50,6 +50,10 @@ export async function startGatewayStack(options: {
       ...common,
       ADMIN_API_TOKEN: adminToken,
       MESSAGING_URL: messaging.url,
+      // Tests ask faster than the clients the plans are made for; the limits have tests of their own.
+      API_RATE_SCALE: '1000',
+      ADMIN_RATE_PER_SECOND: '1000',
+      FAILED_AUTH_PER_MINUTE: '100000',
       ...options.gatewayEnv,
     }),
   ).catch(async (error: unknown) => {

@@ -21,6 +21,22 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   premium: { messagesPerMonth: null, campaignsPerMonth: 500, contacts: null, agents: null },
 };
 
+/** A token bucket: `burst` requests at once, refilled at `perSecond`. */
+export interface RequestRate {
+  perSecond: number;
+  burst: number;
+}
+
+/**
+ * API request rates of one plan, for the whole deployment (issue 15): each API token may use
+ * half of its organization's rate, so one runaway integration leaves room for the others.
+ */
+export const PLAN_REQUEST_RATES: Record<Plan, { token: RequestRate; organization: RequestRate }> = {
+  free: { token: { perSecond: 5, burst: 10 }, organization: { perSecond: 10, burst: 20 } },
+  standard: { token: { perSecond: 25, burst: 50 }, organization: { perSecond: 50, burst: 100 } },
+  premium: { token: { perSecond: 100, burst: 200 }, organization: { perSecond: 200, burst: 400 } },
+};
+
 export const FREE_TRIAL_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -90,6 +90,8 @@ async function startRuntime<C extends ServiceConfig>(
     const app = createHttpApp({
       logger,
       metrics,
+      // A public port never serves the metrics: a public-facing service serves them elsewhere.
+      serveMetrics: !options.publicFacing,
       bodyLimit: config.HTTP_BODY_LIMIT,
       readinessChecks: [
         { name: 'shutdown', check: () => !stopping },

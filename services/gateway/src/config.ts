@@ -20,6 +20,27 @@ export const gatewayConfigSchema = z.object({
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** How long a verified token is trusted without a database read; bounds how late a revocation bites. */
   TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Gateway replicas behind the load balancer: each enforces this share of every rate limit,
+   * so the deployment as a whole allows about the documented rate with no shared store.
+   */
+  GATEWAY_REPLICAS: z.coerce.number().int().min(1).default(1),
+  /** Multiplies the plans' API request rates (PLAN_REQUEST_RATES); load tests raise it. */
+  API_RATE_SCALE: z.coerce.number().positive().default(1),
+  /** Admin API requests per second per client address (burst: ten times as many). */
+  ADMIN_RATE_PER_SECOND: z.coerce.number().positive().default(5),
+  /** Failed token attempts per minute per client address (burst: as many) before 429. */
+  FAILED_AUTH_PER_MINUTE: z.coerce.number().positive().default(30),
+  /**
+   * Proxies in front of the gateway whose X-Forwarded-For is believed (express "trust proxy"
+   * hops): the client address the admin and failed-token limits count by. 0: the peer address.
+   */
+  /**
+   * Where the gateway serves `GET /metrics`: a listener of its own on HOST, never the public
+   * PORT (issue 15). Unset: the gateway's metrics are not served.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

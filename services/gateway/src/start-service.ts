@@ -1,10 +1,19 @@
-import { startServiceRuntime, type RunningService } from '@switchboard/service-kit';
+import express from 'express';
+import {
+  metricsRoute,
+  startHttpServer,
+  startServiceRuntime,
+  type RunningService,
+} from '@switchboard/service-kit';
 import type { GatewayConfig } from './config';
 import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { createRateLimits } from './entry-points/http/rate-limits';
 import { internalRoutes } from './entry-points/http/internal-routes';
+import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
+import { ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
 
@@ -15,7 +24,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
     config,
     useBroker: false,
     publicFacing: true,
-    async setup({ db, logger }) {
+    async setup({ db, logger, metrics }) {
       const store = createOrganizationStore(db);
       await store.init();
       const authenticator = createTokenAuthenticator(store, config.TOKEN_CACHE_TTL_MS);
@@ -31,10 +40,40 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
         timeoutMs: config.PROXY_TIMEOUT_MS,
         logger,
       });
+      const limits = createRateLimits({
+        replicas: config.GATEWAY_REPLICAS,
+        apiRateScale: config.API_RATE_SCALE,
+        admin: {
+          perSecond: config.ADMIN_RATE_PER_SECOND,
+          burst: config.ADMIN_RATE_PER_SECOND * 10,
+        },
+        failedAuth: {
+          perSecond: config.FAILED_AUTH_PER_MINUTE / 60,
+          burst: config.FAILED_AUTH_PER_MINUTE,
+        },
+      });
+      const metricsListener =
+        config.METRICS_PORT === undefined
+          ? undefined
+          : await startHttpServer(
+              express().use(metricsRoute(metrics)),
+              config.METRICS_PORT,
+              config.HOST,
+            );
+      if (metricsListener) logger.info({ port: metricsListener.port }, 'metrics listening');
       return {
         // The provider signs the raw bytes; they must reach inbound untouched and unauthenticated.
         rawRoutes: (app) => {
-          app.all('/webhook/svc/receive/:token', (req, res) => proxy.forward('inbound', req, res));
+          if (config.TRUST_PROXY_HOPS > 0) app.set('trust proxy', config.TRUST_PROXY_HOPS);
+          app.use(refuseUnplainPaths);
+          app.all('/webhook/svc/receive/:token', (req, res) =>
+            proxy.forward(
+              'inbound',
+              req,
+              res,
+              ownerPath('/webhook/svc/receive/', rawPathOf(req.originalUrl)),
+            ),
+          );
         },
         routes: (router) => {
           adminRoutes(router, {
@@ -42,11 +81,15 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             store,
             authenticator,
             channels: messagingChannels(proxy),
+            limits,
           });
           internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
-          apiRoutes(router, { authenticator, proxy });
+          apiRoutes(router, { authenticator, proxy, limits });
         },
-        onStop: async () => proxy.shutdown(),
+        onStop: async () => {
+          proxy.shutdown();
+          await metricsListener?.close(config.SHUTDOWN_TIMEOUT_MS);
+        },
       };
     },
   });

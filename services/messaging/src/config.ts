@@ -15,6 +15,11 @@ export const messagingConfigSchema = z.object({
   /** When set, every new channel is registered with this provider simulator's control API. */
   PROVIDER_SIMULATOR_URL: z.string().url().optional(),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Provider calls one channel may have in progress at once (issue 15): a hanging provider holds
+   * no more than this; its organization's further sends are throttled (429), nobody else's.
+   */
+  PROVIDER_MAX_IN_FLIGHT_PER_CHANNEL: z.coerce.number().int().min(1).default(64),
   CONTACTS_URL: z.string().url().default('http://127.0.0.1:8082'),
   /** Sends per second per phone number: the provider's throughput (80 by default, cloud-api.md §5). */
   SEND_RATE_PER_SECOND: z.coerce.number().positive().default(80),

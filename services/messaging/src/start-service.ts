@@ -82,7 +82,11 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         apiVersion: config.PROVIDER_API_VERSION,
       };
       const directory = createChannelDirectory(channels, config.CHANNEL_CACHE_TTL_MS);
-      const cloudApi = createCloudApi({ logger, timeoutMs: config.PROVIDER_TIMEOUT_MS });
+      const cloudApi = createCloudApi({
+        logger,
+        timeoutMs: config.PROVIDER_TIMEOUT_MS,
+        maxInFlight: config.PROVIDER_MAX_IN_FLIGHT_PER_CHANNEL,
+      });
       const contacts = createContactsClient({
         baseURL: config.CONTACTS_URL,
         internalSecret: config.INTERNAL_API_SECRET,

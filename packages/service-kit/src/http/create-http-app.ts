@@ -13,6 +13,8 @@ export interface HttpAppOptions {
   readinessChecks?: ReadinessCheck[];
   /** When given, requests are counted and timed, and `GET /metrics` serves the registry. */
   metrics?: ServiceMetrics;
+  /** False: count requests but leave `GET /metrics` to another listener (a public-facing app). */
+  serveMetrics?: boolean;
   /** Routes that need the raw request stream (signature checks, proxies), mounted before body parsing. */
   rawRoutes?: (app: Express) => void;
   routes: (app: Express) => void;
@@ -31,7 +33,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use(requestContext(options.logger));
   if (options.metrics) {
     app.use(recordHttpMetrics(options.metrics));
-    app.use(metricsRoute(options.metrics));
+    if (options.serveMetrics !== false) app.use(metricsRoute(options.metrics));
   }
   app.use(healthRoutes(options.readinessChecks ?? []));
   options.rawRoutes?.(app);

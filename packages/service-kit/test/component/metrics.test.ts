@@ -244,11 +244,12 @@ describe('service metrics', () => {
       await fetch(`${one.url}/ping`);
       await fetch(`${one.url}/ping`);
       const labels = { route: '/ping', status: '200' };
-      expect(sample(await scrape(one.url), 'switchboard_http_requests_total', labels)).toBe(2);
-      expect(
-        sample(await scrape(two.url), 'switchboard_http_requests_total', labels),
-      ).toBeUndefined();
-      expect(sample(await scrape(two.url), 'switchboard_broker_connected')).toBe(0);
+      // A public-facing runtime serves no /metrics on its port: its registry is read directly.
+      const read = async (running: typeof one) => (await running.metrics.scrape()).body;
+      expect((await fetch(`${one.url}/metrics`)).status).toBe(404);
+      expect(sample(await read(one), 'switchboard_http_requests_total', labels)).toBe(2);
+      expect(sample(await read(two), 'switchboard_http_requests_total', labels)).toBeUndefined();
+      expect(sample(await read(two), 'switchboard_broker_connected')).toBe(0);
     } finally {
       await Promise.all([one.stop(), two.stop()]);
     }
@@ -295,6 +296,7 @@ describe('service metrics', () => {
       timeoutMs: 1_000,
       logger,
       metrics,
+      countsAsFailure: (status) => status >= 500,
       breaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 60_000 },
     });
     for (let i = 0; i < 3; i++) await client.request({ url: '/503' });

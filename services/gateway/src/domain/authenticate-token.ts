@@ -6,6 +6,12 @@ interface CacheEntry {
   expiresAt: number;
 }
 
+/** A token's organization, and the token's hash (a key for per-token limits that holds no secret). */
+export interface AuthenticatedToken {
+  organization: Organization;
+  tokenHash: string;
+}
+
 const MAX_CACHED_TOKENS = 10_000;
 
 /**
@@ -17,11 +23,16 @@ export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number
   const cache = new Map<string, CacheEntry>();
 
   return {
-    async authenticate(token: string | undefined, now = Date.now()): Promise<Organization | null> {
+    async authenticate(
+      token: string | undefined,
+      now = Date.now(),
+    ): Promise<AuthenticatedToken | null> {
       if (!token || token.length > 200) return null;
       const hash = hashToken(token);
       const cached = cache.get(hash);
-      if (cached && cached.expiresAt > now) return cached.organization;
+      if (cached && cached.expiresAt > now) {
+        return { organization: cached.organization, tokenHash: hash };
+      }
       cache.delete(hash);
 
       const stored = await store.findActiveTokenByHash(hash);
@@ -33,7 +44,7 @@ export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number
         if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
         cache.set(hash, { organization, expiresAt: now + ttlMs });
       }
-      return organization;
+      return { organization, tokenHash: hash };
     },
 
     forget(tokenHash: string): void {

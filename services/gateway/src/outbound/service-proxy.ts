@@ -16,6 +16,7 @@ import {
   type OutboundClient,
 } from '@switchboard/service-kit';
 import type { Organization } from '../data-access/organization-store';
+import { isForwardablePath } from '../domain/public-paths';
 
 export type OwnerService = Exclude<ServiceName, 'gateway'>;
 
@@ -54,18 +55,26 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         baseURL,
         timeoutMs: options.timeoutMs,
         logger: options.logger,
+        // Any answer of an owner is passed on: messaging's 502/503 is one channel's provider
+        // failing, and counting it would open this breaker for every organization's calls.
+        countsAsFailure: () => false,
       }),
     );
   }
 
   return {
+    /**
+     * `path` is the owner's path of a public operation; the internal secret goes only there,
+     * so that no client-chosen path can reach an owner's `/internal/*` or `/metrics`.
+     */
     async forward(
       service: OwnerService,
       req: Request,
       res: Response,
+      path: string,
       organization?: Organization,
-      path = new URL(req.originalUrl, 'http://gateway').pathname,
     ): Promise<void> {
+      if (!isForwardablePath(path)) throw new AppError('not_found', 'No such path');
       const client = clients.get(service)!;
       const url = new URL(req.originalUrl, 'http://gateway');
       url.searchParams.delete('token');

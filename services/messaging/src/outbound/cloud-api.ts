@@ -7,6 +7,7 @@ import {
 } from '@switchboard/service-kit';
 import type { Channel } from '../data-access/channel-store';
 import {
+  busyChannelFailure,
   classifyProviderResponse,
   unreachableFailure,
   type ProviderFailure,
@@ -110,7 +111,12 @@ interface GraphSendResponse {
  * organization's failing provider never slows another's. A channel whose address or credentials
  * change gets a fresh client.
  */
-export function createCloudApi(options: { logger: Logger; timeoutMs: number }) {
+export function createCloudApi(options: {
+  logger: Logger;
+  timeoutMs: number;
+  /** Calls one channel may have waiting on its provider at once; more are throttled here. */
+  maxInFlight: number;
+}) {
   const clients = new Map<
     number,
     { fingerprint: string; client: CloudApiClient; raw: OutboundClient }
@@ -129,11 +135,18 @@ export function createCloudApi(options: { logger: Logger; timeoutMs: number }) {
       countsAsFailure: (status) => status >= 500,
     });
     const headers = { authorization: `Bearer ${channel.access_token}` };
+    // One organization's hanging provider holds at most this many calls (sockets, memory), and
+    // its further sends are throttled at once (429 after the send's retries) instead of piling up.
+    let inFlight = 0;
 
     async function call<T>(
       request: Parameters<OutboundClient['request']>[0],
       accept: (data: unknown) => T | null,
     ): Promise<CloudApiResult<T>> {
+      if (inFlight >= options.maxInFlight) {
+        return { ok: false, failure: busyChannelFailure(options.maxInFlight) };
+      }
+      inFlight++;
       try {
         const response = await raw.request({
           ...request,
@@ -159,6 +172,8 @@ export function createCloudApi(options: { logger: Logger; timeoutMs: number }) {
           return { ok: false, failure: unreachableFailure(error.message, error.kind) };
         }
         throw error;
+      } finally {
+        inFlight--;
       }
     }
 

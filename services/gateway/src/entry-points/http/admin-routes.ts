@@ -13,6 +13,7 @@ import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { createOrganization, issueToken } from '../../domain/manage-organizations';
 import type { MessagingChannels } from '../../outbound/messaging-channels';
 import { presentOrganization } from './present-organization';
+import type { RateLimits } from './rate-limits';
 
 const CompanyIdParamSchema = z.object({ company_id: z.coerce.number().int().positive() });
 const TokenIdParamSchema = z.object({ token_id: z.string().regex(/^tok_[0-9a-f]{24}$/) });
@@ -22,16 +23,20 @@ export interface AdminRouteDeps {
   store: OrganizationStore;
   authenticator: TokenAuthenticator;
   channels: MessagingChannels;
+  limits: RateLimits;
 }
 
 export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
-  const requireAdmin = (req: Request, _res: Response, next: NextFunction) => {
+  const requireAdmin = (req: Request, res: Response, next: NextFunction) => {
+    deps.limits.refuseAfterFailures(req, res);
     const given = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
     if (!given || !secretsMatch(given, deps.adminToken)) {
+      deps.limits.countFailure(req);
       throw new AppError('invalid_token', 'Invalid admin token');
     }
     next();
   };
+  router.use('/admin', deps.limits.admin);
 
   router.post('/admin/organizations', requireAdmin, async (req, res) => {
     const request = parseInput(CreateOrganizationRequestSchema, req.body ?? {});

@@ -6,9 +6,11 @@ import {
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import { ownerPath, rawPathOf } from '../../domain/public-paths';
 import type { ServiceProxy } from '../../outbound/service-proxy';
 import { authenticatedOrganization, requireToken } from './authenticate';
 import { presentOrganization } from './present-organization';
+import type { RateLimits } from './rate-limits';
 
 /** Operation names match whatever case the client used; the owner always sees the spec's spelling. */
 const CANONICAL_OPERATIONS = new Map(
@@ -17,10 +19,10 @@ const CANONICAL_OPERATIONS = new Map(
 
 export function apiRoutes(
   router: Router,
-  deps: { authenticator: TokenAuthenticator; proxy: ServiceProxy },
+  deps: { authenticator: TokenAuthenticator; proxy: ServiceProxy; limits: RateLimits },
 ): void {
   const openApiDocument = buildOpenApiDocument();
-  const authenticate = requireToken(deps.authenticator);
+  const authenticate = requireToken(deps.authenticator, deps.limits);
 
   router.get('/api/svc/openapi.json', (_req, res) => {
     res.json(openApiDocument);
@@ -44,12 +46,13 @@ export function apiRoutes(
       owner,
       req,
       res,
-      authenticatedOrganization(res),
       `/api/svc/${operation}`,
+      authenticatedOrganization(res),
     );
   });
 
   router.use('/developer/webhooks', authenticate, async (req, res) => {
-    await deps.proxy.forward('webhooks', req, res, authenticatedOrganization(res));
+    const path = ownerPath('/developer/webhooks', rawPathOf(req.originalUrl));
+    await deps.proxy.forward('webhooks', req, res, path, authenticatedOrganization(res));
   });
 }

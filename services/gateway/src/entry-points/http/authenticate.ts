@@ -3,6 +3,7 @@ import { INVALID_TOKEN_MESSAGE } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import type { Organization } from '../../data-access/organization-store';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import type { RateLimits } from './rate-limits';
 
 /** Spec §5.1: `token` in the query (GET) or the body (POST, PUT, DELETE); a bearer header works too. */
 export function tokenFrom(req: Request): string | undefined {
@@ -12,11 +13,16 @@ export function tokenFrom(req: Request): string | undefined {
   return candidates.find((value): value is string => typeof value === 'string' && value !== '');
 }
 
-export function requireToken(authenticator: TokenAuthenticator) {
+export function requireToken(authenticator: TokenAuthenticator, limits: RateLimits) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const organization = await authenticator.authenticate(tokenFrom(req));
-    if (!organization) throw new AppError('invalid_token', INVALID_TOKEN_MESSAGE);
-    res.locals.organization = organization;
+    limits.refuseAfterFailures(req, res);
+    const found = await authenticator.authenticate(tokenFrom(req));
+    if (!found) {
+      limits.countFailure(req);
+      throw new AppError('invalid_token', INVALID_TOKEN_MESSAGE);
+    }
+    limits.api(found.tokenHash, found.organization, res);
+    res.locals.organization = found.organization;
     next();
   };
 }

@@ -57,3 +57,14 @@ export function unreachableFailure(reason: string, cause = 'unreachable'): Provi
     kind: 'unavailable',
   };
 }
+
+/** This channel already has `limit` calls waiting on its provider: throttled here, retried later. */
+export function busyChannelFailure(limit: number): ProviderFailure {
+  return {
+    message: `Too many calls to this channel's provider are in progress (${limit}); try again shortly`,
+    code: null,
+    httpStatus: null,
+    retryable: true,
+    kind: 'throttled',
+  };
+}
