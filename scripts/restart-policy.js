@@ -15,7 +15,7 @@
  * @param {number} [options.windowMs]
  */
 function createRestartPolicy({
-  firstDelayMs = 250,
+  firstDelayMs = 100,
   maxDelayMs = 15_000,
   stableAfterMs = 30_000,
   maxCrashes = 5,
