@@ -92,9 +92,13 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
   breaker.on('close', () => log.info('circuit closed'));
   // Another Switchboard service says itself when it is back (`/readyz`): a breaker opened while it
   // restarted closes as soon as it is ready, not a whole reset timeout later.
+  let lastFailureUnanswered = false;
+  breaker.on('failure', (error) => {
+    lastFailureUnanswered = !(error instanceof FailedResponse);
+  });
   const stopProbing =
     options.baseURL && !options.outsideRemote
-      ? closeBreakerWhenReady(breaker, options.baseURL)
+      ? closeBreakerWhenReady(breaker, options.baseURL, () => lastFailureUnanswered)
       : undefined;
 
   const metrics = options.metrics ?? currentServiceMetrics();

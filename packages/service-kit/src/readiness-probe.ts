@@ -4,13 +4,19 @@ const PROBE_INTERVAL_MS = 250;
 const PROBE_TIMEOUT_MS = 1_000;
 
 /**
- * While the breaker is open, asks the remote's `/readyz` every 250 ms and closes the breaker as
- * soon as it answers 200. Every Switchboard service serves `/readyz`, so a breaker opened by a
- * restarting service (refused connections) closes within a quarter second of its return rather than
- * a whole reset timeout (10 s) later; one still down, or hung, keeps failing the probe.
+ * While the breaker is open because the remote gave no answer, asks the remote's `/readyz` every
+ * 250 ms and closes the breaker as soon as it answers 200. Every Switchboard service serves
+ * `/readyz`, so a breaker opened by a restarting service (refused connections) closes within a
+ * quarter second of its return rather than a whole reset timeout (10 s) later; one still down, or
+ * hung, keeps failing the probe. A breaker opened by answers that count as failures is about those
+ * answers, not reachability: `openedWithoutAnswer` says which, and only the first is probed.
  * Returns a function that stops probing.
  */
-export function closeBreakerWhenReady(breaker: CircuitBreaker, baseURL: string): () => void {
+export function closeBreakerWhenReady(
+  breaker: CircuitBreaker,
+  baseURL: string,
+  openedWithoutAnswer: () => boolean,
+): () => void {
   const readyUrl = `${baseURL.replace(/\/+$/, '')}/readyz`;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -38,7 +44,9 @@ export function closeBreakerWhenReady(breaker: CircuitBreaker, baseURL: string):
     else schedule();
   };
 
-  breaker.on('open', schedule);
+  breaker.on('open', () => {
+    if (openedWithoutAnswer()) schedule();
+  });
   return () => {
     stopped = true;
     clearTimeout(timer);

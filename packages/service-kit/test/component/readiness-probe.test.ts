@@ -63,6 +63,24 @@ describe('the breaker of a call to another Switchboard service', () => {
     client.shutdown();
   });
 
+  test('when the breaker opened on answers that count as failures, then a ready service does not close it', async () => {
+    const server = createServer((req, res) => {
+      res.writeHead(req.url === '/readyz' ? 200 : 503);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = clientOf((server.address() as AddressInfo).port);
+    try {
+      for (let i = 0; i < 3; i++) await client.request({ url: '/' });
+      expect(client.isCircuitOpen()).toBe(true);
+      await sleep(1_000);
+      expect(client.isCircuitOpen()).toBe(true);
+    } finally {
+      client.shutdown();
+      await close(server);
+    }
+  });
+
   test('when the remote is outside Switchboard, then nothing probes it and the breaker waits out its reset timeout', async () => {
     const port = await deadPort();
     const client = clientOf(port, true);
