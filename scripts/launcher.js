@@ -60,10 +60,14 @@ function wiringEnv(ports, host) {
   };
 }
 
+function isRunning(child) {
+  return child !== undefined && child.exitCode === null && child.signalCode === null;
+}
+
 async function waitUntilReady(url, child, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
+    if (!isRunning(child)) {
       throw new Error(`exited (${child.signalCode ?? `exit code ${child.exitCode}`})`);
     }
     try {
@@ -134,7 +138,8 @@ async function launchSystem({
     for (const stream of [child.stdout, child.stderr]) {
       readline.createInterface({ input: stream }).on('line', (line) => onLine(name, line));
     }
-    child.once('exit', (code, signal) => onExit(name, child, code, signal));
+    // 'close', not 'exit': the process's last lines (its fatal error) are printed before the report.
+    child.once('close', (code, signal) => onExit(name, child, code, signal));
     return child;
   }
 
@@ -174,20 +179,16 @@ async function launchSystem({
     waitUntilReady(urls[name], child, readyTimeoutMs).then(
       () => {
         if (processes.get(name).child !== child) return;
-        report(
-          name,
-          'info',
-          `restarted (pid ${child.pid}), ready after ${Date.now() - started} ms`,
-          {
-            event: 'restarted',
-            pid: child.pid,
-            ready_after_ms: Date.now() - started,
-          },
-        );
+        const readyAfterMs = Date.now() - started;
+        report(name, 'info', `restarted (pid ${child.pid}), ready after ${readyAfterMs} ms`, {
+          event: 'restarted',
+          pid: child.pid,
+          ready_after_ms: readyAfterMs,
+        });
       },
       (error) => {
         // Exited while starting: the exit is reported (and the next restart decided) by onExit.
-        if (child.exitCode !== null || child.signalCode !== null) return;
+        if (!isRunning(child)) return;
         report(name, 'warn', `restarted (pid ${child.pid}) but ${error.message}`, {
           event: 'not_ready',
           pid: child.pid,
@@ -202,7 +203,7 @@ async function launchSystem({
     clearTimeout(entry.restartTimer);
     entry.restartTimer = undefined;
     entry.policy = createRestartPolicy(policyOptions);
-    const child = entry.child ?? spawnOne(name);
+    const child = isRunning(entry.child) ? entry.child : spawnOne(name);
     try {
       await waitUntilReady(urls[name], child, readyTimeoutMs);
       entry.wanted = true;
@@ -219,7 +220,7 @@ async function launchSystem({
     clearTimeout(entry.restartTimer);
     entry.restartTimer = undefined;
     const child = entry.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    if (!isRunning(child)) return Promise.resolve();
     return new Promise((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       child.once('exit', () => {
@@ -249,7 +250,10 @@ async function launchSystem({
     startService: startOne,
     stopService: (name, timeoutMs) => stopOne(name, timeoutMs),
     killService: (name) => stopOne(name, 0, 'SIGKILL'),
-    pidOf: (name) => processes.get(name).child?.pid,
+    pidOf: (name) => {
+      const child = processes.get(name).child;
+      return isRunning(child) ? child.pid : undefined;
+    },
     stop,
   };
 }
