@@ -20,7 +20,11 @@ const project = (displayName, testMatch, extra = {}) => ({
 module.exports = {
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
   projects: [
-    project('unit', ['<rootDir>/{packages,services}/*/test/unit/**/*.test.ts']),
+    project('unit', [
+      '<rootDir>/{packages,services}/*/test/unit/**/*.test.ts',
+      // The scripts' own logic (the launcher's restart policy).
+      '<rootDir>/test/unit/**/*.test.ts',
+    ]),
     project('component', [
       '<rootDir>/{packages,services}/*/test/{component,contract}/**/*.test.ts',
     ]),

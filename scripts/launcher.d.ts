@@ -7,20 +7,33 @@ export type ServiceProcessName =
   | 'inbound'
   | 'provider-simulator';
 
+export interface RestartPolicyOptions {
+  firstDelayMs?: number;
+  maxDelayMs?: number;
+  stableAfterMs?: number;
+  maxCrashes?: number;
+  windowMs?: number;
+}
+
 export interface LaunchOptions {
   env: Record<string, string>;
   basePort?: number;
   onLine?: (service: ServiceProcessName, line: string) => void;
   readyTimeoutMs?: number;
+  /** Restart a process that exits unasked (`npm start`); off by default. */
+  supervise?: boolean | RestartPolicyOptions;
 }
 
 export interface LaunchedSystem {
   urls: Record<ServiceProcessName, string>;
   ports: Record<ServiceProcessName, number>;
   startService(name: ServiceProcessName): Promise<void>;
+  /** Stopped on purpose: never restarted by supervision. */
   stopService(name: ServiceProcessName, timeoutMs?: number): Promise<void>;
-  /** kill -9: no graceful shutdown, in-flight work is cut off. */
+  /** kill -9: no graceful shutdown, in-flight work is cut off; never restarted by supervision. */
   killService(name: ServiceProcessName): Promise<void>;
+  /** The running process's id (to kill it from outside, as a crash would). */
+  pidOf(name: ServiceProcessName): number | undefined;
   stop(): Promise<void>;
 }
 

@@ -3,6 +3,7 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 const readline = require('node:readline');
+const { createRestartPolicy } = require('./restart-policy');
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -59,10 +60,16 @@ function wiringEnv(ports, host) {
   };
 }
 
+function isRunning(child) {
+  return child !== undefined && child.exitCode === null && child.signalCode === null;
+}
+
 async function waitUntilReady(url, child, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}`);
+    if (!isRunning(child)) {
+      throw new Error(`exited (${child.signalCode ?? `exit code ${child.exitCode}`})`);
+    }
     try {
       const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
       if (response.ok) return;
@@ -74,31 +81,132 @@ async function waitUntilReady(url, child, timeoutMs) {
   throw new Error(`not ready after ${timeoutMs} ms`);
 }
 
+/** A line in the shape of the services' own (pino) lines, so that every reader of the output reads it. */
+function supervisorLine(level, msg, fields) {
+  return JSON.stringify({
+    level,
+    time: new Date().toISOString(),
+    msg,
+    supervisor: true,
+    ...fields,
+  });
+}
+
+const LEVEL = { info: 30, warn: 40, error: 50, fatal: 60 };
+
 /**
  * @param {object} options
  * @param {Record<string,string>} options.env   variables for every service (secrets, database, broker)
  * @param {number} [options.basePort]          gateway port; the others follow it (+1 … +5, simulator +10)
  * @param {(service: string, line: string) => void} [options.onLine]  every output line of every process
  * @param {number} [options.readyTimeoutMs]
+ * @param {boolean | object} [options.supervise]  restart a process that exits unasked (`npm start`);
+ *   an object sets the restart policy (see restart-policy.js). Off by default: tests kill and start
+ *   processes themselves.
  */
-async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTimeoutMs = 60_000 }) {
+async function launchSystem({
+  env,
+  basePort = 8080,
+  onLine = () => {},
+  readyTimeoutMs = 60_000,
+  supervise = false,
+}) {
   const host = env.HOST || '127.0.0.1';
   const ports = portsFrom(basePort);
   const urls = Object.fromEntries(SERVICES.map((name) => [name, `http://${host}:${ports[name]}`]));
-  const children = new Map();
+  const policyOptions = typeof supervise === 'object' ? supervise : {};
+  /** Per process: its child, whether it should be running, its restart policy and pending restart. */
+  const processes = new Map(
+    SERVICES.map((name) => [
+      name,
+      { child: undefined, wanted: false, startedAt: 0, policy: undefined, restartTimer: undefined },
+    ]),
+  );
+  let stopping = false;
+  const report = (name, level, msg, fields = {}) =>
+    onLine(name, supervisorLine(LEVEL[level], msg, fields));
 
-  async function startOne(name) {
+  function spawnOne(name) {
+    const entry = processes.get(name);
     const child = spawn(process.execPath, [MAIN_FILES[name]], {
       cwd: ROOT,
       env: { ...process.env, ...wiringEnv(ports, host), ...env, PORT: String(ports[name]) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    children.set(name, child);
+    entry.child = child;
+    entry.startedAt = Date.now();
     for (const stream of [child.stdout, child.stderr]) {
       readline.createInterface({ input: stream }).on('line', (line) => onLine(name, line));
     }
+    // 'close', not 'exit': the process's last lines (its fatal error) are printed before the report.
+    child.once('close', (code, signal) => onExit(name, child, code, signal));
+    return child;
+  }
+
+  /** A process that exits unasked, under supervision: log it, then restart it or give up on it. */
+  function onExit(name, child, code, signal) {
+    const entry = processes.get(name);
+    if (entry.child !== child) return;
+    entry.child = undefined;
+    if (!supervise || !entry.wanted || stopping) return;
+    const how = signal ? `signal ${signal}` : `exit code ${code}`;
+    const decision = entry.policy.onExit({ startedAt: entry.startedAt, exitedAt: Date.now() });
+    const fields = { event: 'exited', exit_code: code, signal, crashes: decision.crashes };
+    if (!decision.restart) {
+      entry.wanted = false;
+      report(
+        name,
+        'fatal',
+        `exited (${how}) and is not restarted again: ${decision.reason}; the other processes keep running`,
+        { ...fields, event: 'gave_up', reason: decision.reason },
+      );
+      return;
+    }
+    report(name, 'error', `exited (${how}); restarting in ${decision.delayMs} ms`, {
+      ...fields,
+      restart_in_ms: decision.delayMs,
+    });
+    entry.restartTimer = setTimeout(() => {
+      entry.restartTimer = undefined;
+      if (stopping || !entry.wanted) return;
+      restartOne(name);
+    }, decision.delayMs);
+  }
+
+  function restartOne(name) {
+    const child = spawnOne(name);
+    const started = Date.now();
+    waitUntilReady(urls[name], child, readyTimeoutMs).then(
+      () => {
+        if (processes.get(name).child !== child) return;
+        const readyAfterMs = Date.now() - started;
+        report(name, 'info', `restarted (pid ${child.pid}), ready after ${readyAfterMs} ms`, {
+          event: 'restarted',
+          pid: child.pid,
+          ready_after_ms: readyAfterMs,
+        });
+      },
+      (error) => {
+        // Exited while starting: the exit is reported (and the next restart decided) by onExit.
+        if (!isRunning(child)) return;
+        report(name, 'warn', `restarted (pid ${child.pid}) but ${error.message}`, {
+          event: 'not_ready',
+          pid: child.pid,
+        });
+      },
+    );
+  }
+
+  /** Starts a process and waits until it is ready; under supervision it is restarted from then on. */
+  async function startOne(name) {
+    const entry = processes.get(name);
+    clearTimeout(entry.restartTimer);
+    entry.restartTimer = undefined;
+    entry.policy = createRestartPolicy(policyOptions);
+    const child = isRunning(entry.child) ? entry.child : spawnOne(name);
     try {
       await waitUntilReady(urls[name], child, readyTimeoutMs);
+      entry.wanted = true;
     } catch (error) {
       throw new Error(`${name} did not start: ${error.message}`);
     }
@@ -106,9 +214,13 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
 
   /** SIGTERM (graceful shutdown), then SIGKILL after `timeoutMs`; `signal` 'SIGKILL' kills at once. */
   function stopOne(name, timeoutMs = 15_000, signal = 'SIGTERM') {
-    const child = children.get(name);
-    children.delete(name);
-    if (!child || child.exitCode !== null) return Promise.resolve();
+    const entry = processes.get(name);
+    // Asked for: never restarted.
+    entry.wanted = false;
+    clearTimeout(entry.restartTimer);
+    entry.restartTimer = undefined;
+    const child = entry.child;
+    if (!isRunning(child)) return Promise.resolve();
     return new Promise((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
       child.once('exit', () => {
@@ -120,9 +232,10 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
   }
 
   async function stop() {
+    stopping = true;
     // The gateway first, so no new request reaches a service that is going away.
     await stopOne('gateway');
-    await Promise.all([...children.keys()].map((name) => stopOne(name)));
+    await Promise.all(SERVICES.map((name) => stopOne(name)));
   }
 
   try {
@@ -137,6 +250,10 @@ async function launchSystem({ env, basePort = 8080, onLine = () => {}, readyTime
     startService: startOne,
     stopService: (name, timeoutMs) => stopOne(name, timeoutMs),
     killService: (name) => stopOne(name, 0, 'SIGKILL'),
+    pidOf: (name) => {
+      const child = processes.get(name).child;
+      return isRunning(child) ? child.pid : undefined;
+    },
     stop,
   };
 }

@@ -47,13 +47,15 @@ function printer() {
     const prefix = `\x1b[${names.get(service)}m${service.padEnd(width)}|\x1b[0m`;
     let text = line;
     try {
-      const { level, msg, time, service: _s, pid: _p, hostname: _h, ...rest } = JSON.parse(line);
+      const parsed = JSON.parse(line);
+      const { level, msg, time, service: _s, pid: _p, hostname: _h, supervisor, ...rest } = parsed;
       const extra = Object.entries(rest)
         .map(
           ([key, value]) => `${key}=${typeof value === 'object' ? JSON.stringify(value) : value}`,
         )
         .join(' ');
-      text = `${(time ?? '').slice(11, 23)} ${LEVELS[level] ?? level} ${msg ?? ''} ${extra}`;
+      const source = supervisor ? '[launcher] ' : '';
+      text = `${(time ?? '').slice(11, 23)} ${LEVELS[level] ?? level} ${source}${msg ?? ''} ${extra}`;
     } catch {
       // not a JSON log line: print as is
     }
@@ -94,6 +96,8 @@ async function main() {
     },
     basePort,
     onLine: printer(),
+    // A process that exits unasked is logged and restarted; one that keeps exiting is given up on.
+    supervise: true,
   });
   let stopping = false;
   const shutdown = async () => {

@@ -5,6 +5,7 @@ import {
 import {
   PORT_SPAN,
   launchSystem,
+  type LaunchOptions,
   type LaunchedSystem,
   type ServiceProcessName,
 } from '../../scripts/launcher';
@@ -55,6 +56,7 @@ export interface ApiClient {
 export async function startE2eSystem(
   name: string,
   env: Record<string, string> = {},
+  launch: Pick<LaunchOptions, 'supervise'> = {},
 ): Promise<E2eSystem> {
   const prefix = uniquePrefix(name);
   const adminToken = randomSecret();
@@ -79,6 +81,7 @@ export async function startE2eSystem(
         ...env,
       },
       basePort,
+      ...launch,
       onLine: (service: ServiceProcessName, line: string) => output.push(`${service}: ${line}`),
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import CircuitBreaker from 'opossum';
 import type { Logger } from './logger';
+import { closeBreakerWhenReady } from './readiness-probe';
 import { currentServiceMetrics, type OutboundOutcome, type ServiceMetrics } from './metrics';
 import { withheldTraceContext } from './trace-context';
 
@@ -94,6 +95,16 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
   breaker.on('open', () => log.warn('circuit opened'));
   breaker.on('halfOpen', () => log.info('circuit half-open'));
   breaker.on('close', () => log.info('circuit closed'));
+  // Another Switchboard service says itself when it is back (`/readyz`): a breaker opened while it
+  // restarted closes as soon as it is ready, not a whole reset timeout later.
+  let lastFailureUnanswered = false;
+  breaker.on('failure', (error) => {
+    lastFailureUnanswered = !(error instanceof FailedResponse);
+  });
+  const stopProbing =
+    options.baseURL && !options.outsideRemote
+      ? closeBreakerWhenReady(breaker, options.baseURL, () => lastFailureUnanswered)
+      : undefined;
 
   const metrics = options.metrics ?? currentServiceMetrics();
   const label = options.metricsLabel ?? options.name;
@@ -124,6 +135,7 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     },
     isCircuitOpen: () => breaker.opened,
     shutdown: () => {
+      stopProbing?.();
       untrackBreaker?.();
       breaker.shutdown();
     },

@@ -144,26 +144,53 @@ async function startRuntime<C extends ServiceConfig>(
   }
 }
 
-/** The only place a process exits: starts the service, and stops it cleanly on SIGTERM or SIGINT. */
+/** How long a process that met an unexpected error may take to stop before it is cut short. */
+export const FATAL_STOP_TIMEOUT_MS = 5_000;
+
+/**
+ * The only place a process exits: starts the service, and stops it cleanly on SIGTERM or SIGINT.
+ * An unhandled promise rejection or uncaught exception leaves the process in a state nobody
+ * planned for, so it is logged as fatal, the service gets a bounded graceful stop (in-flight
+ * requests finish, unacked messages go back to the broker) and the process exits 1, for its
+ * supervisor (`npm start`, Kubernetes, compose) to start a clean one.
+ */
 export function runMain(name: string, start: () => Promise<{ stop(): Promise<void> }>): void {
   const fallbackLogger = createLogger(name, process.env.LOG_LEVEL ?? 'info');
-  process.on('unhandledRejection', (reason) => {
-    fallbackLogger.error({ err: reason }, 'unhandled promise rejection');
-  });
+  let running: { stop(): Promise<void> } | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const stopThenExit = (code: number) => {
+    stopping ??= (running?.stop() ?? Promise.resolve()).then(
+      () => process.exit(process.exitCode ?? code),
+      (error: unknown) => {
+        fallbackLogger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+
+  const fatal = (what: string) => (error: unknown) => {
+    fallbackLogger.fatal({ err: error }, `${what}: stopping the process`);
+    process.exitCode = 1;
+    // Not unref'd: a stop that hangs must not leave the process up (nor let it end with 0).
+    setTimeout(() => {
+      fallbackLogger.fatal({ timeoutMs: FATAL_STOP_TIMEOUT_MS }, 'graceful stop took too long');
+      process.exit(1);
+    }, FATAL_STOP_TIMEOUT_MS);
+    stopThenExit(1);
+  };
+  process.on('unhandledRejection', fatal('unhandled promise rejection'));
+  process.on('uncaughtException', fatal('uncaught exception'));
+
   start().then(
-    (running) => {
+    (service) => {
+      running = service;
       let signalled = false;
       const shutdown = (signal: NodeJS.Signals) => {
         if (signalled) return;
         signalled = true;
         fallbackLogger.info({ signal }, 'signal received');
-        running.stop().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            fallbackLogger.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
+        stopThenExit(0);
       };
       process.on('SIGTERM', shutdown);
       process.on('SIGINT', shutdown);
