@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   MessagingSendCommandSchema,
   QUEUES,
+  monthKey,
   type MessagingSendCommand,
   type SendContent,
 } from '@switchboard/contracts';
@@ -61,7 +62,18 @@ export async function consumeSendCommands(
           : command.phone !== undefined
             ? { phone: command.phone }
             : { contact_id: command.contact_id! };
-      const send = (content: SendContent, key: string, reservedMonth: string | undefined) =>
+      const producerHold = command.quota_hold
+        ? {
+            name: command.quota_hold,
+            month: command.quota_month ?? monthKey(),
+          }
+        : undefined;
+      const send = (
+        content: SendContent,
+        key: string,
+        reservedMonth: string | undefined,
+        hold = producerHold,
+      ) =>
         deps.sender.send({
           organization: {
             company_id: command.company_id,
@@ -79,13 +91,14 @@ export async function consumeSendCommands(
           },
           ...(command.campaign_id ? { campaign_id: command.campaign_id } : {}),
           ...(reservedMonth ? { reservedMonth } : {}),
+          ...(hold ? { producerHold: hold } : {}),
           mayFail: context.attempt >= options.maxAttempts,
         });
       try {
         const answer = await send(
           command.content,
           command.idempotency_key,
-          command.quota_reserved ? command.quota_month : undefined,
+          command.quota_reserved && !command.quota_hold ? command.quota_month : undefined,
         );
         deps.logger.debug(
           { key: command.idempotency_key, status: answer.http_status, replayed: answer.replayed },
@@ -93,7 +106,8 @@ export async function consumeSendCommands(
         );
         if (command.then && answer.http_status === 200) {
           await sendFollowUp(
-            () => send(command.then!.content, `${command.idempotency_key}:then`, undefined),
+            () =>
+              send(command.then!.content, `${command.idempotency_key}:then`, undefined, undefined),
             deps.logger,
           );
         }
