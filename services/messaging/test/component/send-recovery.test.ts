@@ -110,9 +110,10 @@ describe('a send killed before the provider answered', () => {
   test('when messaging died after holding a send’s quota place and before storing its message, then the recovery job gives the place back', async () => {
     const org = await freeOrgWithUsed('Held Co', 99);
     // The first write of a send: the month's last place, held under the message's name.
+    const hold: Record<string, number> = { 'holds.message:987654321': Date.now() - 3 * LEASE_MS };
     await collection('message_quotas').updateOne(
       { _id: `${org.company_id}:${monthKey()}` },
-      { $inc: { used: 1 }, $set: { 'holds.message:987654321': Date.now() - 3 * LEASE_MS } },
+      { $inc: { used: 1 }, $set: hold },
     );
 
     await waitFor(async () => ((await used(org)) === 99 ? true : undefined), 10_000, 'place back');
