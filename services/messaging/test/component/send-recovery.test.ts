@@ -111,10 +111,9 @@ describe('a send killed before the provider answered', () => {
     const org = await freeOrgWithUsed('Held Co', 99);
     // The first write of a send: the month's last place, held under the message's name.
     const hold: Record<string, number> = { 'holds.message:987654321': Date.now() - 3 * LEASE_MS };
-    await collection('message_quotas').updateOne(
-      { _id: `${org.company_id}:${monthKey()}` },
-      { $inc: { used: 1 }, $set: hold },
-    );
+    await system.stack.messaging.db
+      .collection<{ _id: string; used: number }>('message_quotas')
+      .updateOne({ _id: `${org.company_id}:${monthKey()}` }, { $inc: { used: 1 }, $set: hold });
 
     await waitFor(async () => ((await used(org)) === 99 ? true : undefined), 10_000, 'place back');
     const quota = await collection('message_quotas').findOne({
