@@ -118,7 +118,11 @@ async function giveBackStart(
   attempt: string,
   month: string,
 ): Promise<void> {
-  await deps.clients.releaseReservation(company_id, month, attempt);
+  // Messaging reserves in its own month, moments after the claim: across a month's end that is
+  // the next one (giving back where nothing is held gives back nothing).
+  for (const messagesMonth of new Set([month, monthKey()])) {
+    await deps.clients.releaseReservation(company_id, messagesMonth, attempt);
+  }
   await deps.quotas.release(company_id, month, attempt);
 }
 
