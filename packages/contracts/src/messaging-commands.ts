@@ -25,6 +25,14 @@ export type SendContentInput = z.input<typeof SendContentSchema>;
 const MonthSchema = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month like 2026-11');
 
 /**
+ * Names the place one message will take (an automated answer's: `automation:<message id>`).
+ * Names starting `message:` are messaging's own.
+ */
+export const HoldIdSchema = z.string().regex(/^(?!message:)[A-Za-z0-9:_-]{1,100}$/, {
+  error: 'must be 1 to 100 letters, digits, :, _ or -, not starting with message:',
+});
+
+/**
  * A `messaging.send` command on `svc.commands` (ARCHITECTURE §6, §9), from campaigns and bots.
  * The broker message id should be the idempotency key; messaging sends once per
  * `(company_id, idempotency_key)` however often the command arrives.
@@ -55,6 +63,13 @@ export const MessagingSendCommandSchema = z
     quota_reserved: z.boolean().default(false),
     quota_month: MonthSchema.optional(),
     /**
+     * The producer holds this message's place under this hold name (`POST
+     * /internal/message-quota/hold`), in `quota_month` (this month when absent): messaging takes
+     * the place over when it stores the message, and reserves one itself when the hold is gone
+     * (given back because no command took it over in time).
+     */
+    quota_hold: HoldIdSchema.optional(),
+    /**
      * A message sent to the same recipient once this one is accepted, so it always arrives second
      * (a chained automated reply). Its quota place is messaging's to take; a full quota, or a
      * first message that was not sent, leaves it unsent.
@@ -76,6 +91,7 @@ export type MessagingSendCommandInput = z.input<typeof MessagingSendCommandSchem
 export const MESSAGING_INTERNAL_PATHS = {
   reserveQuota: '/internal/message-quota/reserve',
   releaseQuota: '/internal/message-quota/release',
+  holdQuota: '/internal/message-quota/hold',
 } as const;
 
 /**
@@ -122,3 +138,21 @@ export const ReleaseMessageQuotaResponseSchema = successResponse({
   released: z.number().int().nonnegative(),
 });
 export type ReleaseMessageQuotaResponse = z.infer<typeof ReleaseMessageQuotaResponseSchema>;
+
+/**
+ * Holds one place of this month for a message a `messaging.send` command will name in
+ * `quota_hold`. Asked again under the same name, nothing more is taken. A hold no command takes
+ * over within two send leases (2 min) is given back by messaging: a producer that dies before
+ * handing the message over holds nothing.
+ */
+export const HoldMessageQuotaRequestSchema = z.object({
+  company_id: z.number().int().positive(),
+  plan: PlanSchema,
+  plan_started_at: z.iso.datetime({ offset: true }),
+  hold_id: HoldIdSchema,
+});
+export type HoldMessageQuotaRequest = z.infer<typeof HoldMessageQuotaRequestSchema>;
+
+/** 200 when the place is held; otherwise the 429 quota error and nothing held. */
+export const HoldMessageQuotaResponseSchema = successResponse({ month: MonthSchema });
+export type HoldMessageQuotaResponse = z.infer<typeof HoldMessageQuotaResponseSchema>;

@@ -30,6 +30,8 @@ export const messagingConfigSchema = z.object({
   SEND_RETRY_BUDGET_MS: z.coerce.number().int().min(0).default(8_000),
   /** A send in progress longer than this may be taken over by a retry with the same key. */
   SEND_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /** How often sends a dead process left are resolved (failed, their quota places given back). */
+  SEND_RECOVERY_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
   /** Largest file accepted by sendmedia (the provider allows 16 MB for video and audio). */
   MEDIA_MAX_BYTES: z.coerce
     .number()

@@ -31,6 +31,7 @@ import { quotaRoutes } from './entry-points/http/quota-routes';
 import { readRoutes } from './entry-points/http/read-routes';
 import { sendRoutes } from './entry-points/http/send-routes';
 import { templateRoutes } from './entry-points/http/template-routes';
+import { startSendRecoveryJob } from './entry-points/jobs/send-recovery-job';
 import { createCloudApi } from './outbound/cloud-api';
 import { createContactsClient } from './outbound/contacts-client';
 import { simulatorRegistrar } from './outbound/simulator-control';
@@ -119,6 +120,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         config.ACCOUNT_STATUS_CACHE_MS,
       );
       let templateSync: PeriodicJob | undefined;
+      let sendRecovery: PeriodicJob | undefined;
       const sender = createSender({
         nextMessageId,
         messages,
@@ -198,6 +200,10 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             },
           );
           relay.start();
+          sendRecovery = startSendRecoveryJob(
+            { messages, quotas, sender, leaseMs: config.SEND_LEASE_MS, logger },
+            config.SEND_RECOVERY_INTERVAL_MS,
+          );
           templateSync = startPeriodicJob({
             name: 'template-sync',
             everyMs: config.TEMPLATE_SYNC_INTERVAL_MS,
@@ -213,6 +219,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         },
         onStop: async () => {
           await templateSync?.stop();
+          await sendRecovery?.stop();
           await relay.stop();
           cloudApi.shutdown();
           contacts.shutdown();

@@ -23,7 +23,8 @@ import {
  *
  * Starting is recorded step by step in `start_step` so that a process dying half-way leaves
  * enough to give back what it held: `claimed` (nothing held yet), `campaign_quota` (one campaign
- * of `quota_month`), `message_quota` (also `total_contacts` messages), then `status: started`.
+ * of `quota_month`), `message_quota` (also `total_contacts` messages), then `status: started`;
+ * `undoing` while the recovery of an abandoned start gives back what it held.
  */
 export interface StoredCampaign extends OutboxFields {
   _id: string;
@@ -40,7 +41,7 @@ export interface StoredCampaign extends OutboxFields {
   audience: Audience | null;
   keywords: string[] | null;
   scheduled_at: Date | null;
-  start_step: 'none' | 'claimed' | 'campaign_quota' | 'message_quota';
+  start_step: 'none' | 'claimed' | 'campaign_quota' | 'message_quota' | 'undoing';
   start_claimed_at: Date | null;
   quota_month: string | null;
   total_contacts: number;

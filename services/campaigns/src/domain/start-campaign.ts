@@ -118,27 +118,37 @@ async function giveBackStart(
   attempt: string,
   month: string,
 ): Promise<void> {
-  await deps.clients.releaseReservation(company_id, month, attempt);
+  // Messaging reserves in its own month, moments after the claim: across a month's end that is
+  // the next one (giving back where nothing is held gives back nothing).
+  for (const messagesMonth of new Set([month, monthKey()])) {
+    await deps.clients.releaseReservation(company_id, messagesMonth, attempt);
+  }
   await deps.quotas.release(company_id, month, attempt);
 }
 
 /**
- * Starts left half-way by a process that died: what the recorded step says was held is given
- * back, and the campaign returns to draft or scheduled (the scheduler tries a due one again).
+ * Starts left half-way by a process that died: what the attempt may hold is given back and the
+ * campaign returns to draft or scheduled (the scheduler tries a due one again). The attempt is
+ * first marked `undoing` and keeps its name until both give-backs are done, so a recovery that
+ * dies half-way leaves it for the next run, which gives back again (once, by name).
  */
 export async function recoverAbandonedStarts(deps: CampaignsDeps, olderThan: Date): Promise<void> {
   for (const campaign of await deps.campaigns.abandonedStarts(olderThan, 50)) {
-    const reset = await deps.campaigns.update(
-      campaign.id,
-      { start_step: campaign.start_step, start_claimed_at: campaign.start_claimed_at },
-      { start_step: 'none', start_claimed_at: null, total_contacts: 0, quota_month: null },
-    );
-    if (!reset) continue;
+    const held = { start_step: campaign.start_step, start_claimed_at: campaign.start_claimed_at };
+    const undoing =
+      campaign.start_step === 'undoing' ||
+      (await deps.campaigns.update(campaign.id, held, { start_step: 'undoing' }));
+    if (!undoing) continue;
     // By the attempt's name, whatever its step says: a reservation the dead process made but
     // never recorded is given back too, and one never made gives back nothing.
     const claimedAt = new Date(campaign.start_claimed_at ?? campaign.updated_at);
     const attempt = startAttempt(campaign.id, claimedAt);
     await giveBackStart(deps, campaign.company_id, attempt, monthKey(claimedAt));
+    await deps.campaigns.update(
+      campaign.id,
+      { start_step: 'undoing', start_claimed_at: campaign.start_claimed_at },
+      { start_step: 'none', start_claimed_at: null, total_contacts: 0, quota_month: null },
+    );
     deps.logger.warn(
       { campaign_id: campaign.id, step: campaign.start_step },
       'an interrupted campaign start was undone',

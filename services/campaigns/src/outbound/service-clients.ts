@@ -4,6 +4,7 @@ import {
   CONTACTS_INTERNAL_PATHS,
   InternalUpdateContactResponseSchema,
   ContactsByIdsResponseSchema,
+  HoldMessageQuotaResponseSchema,
   MESSAGING_INTERNAL_PATHS,
   MessagesResponseSchema,
   ReserveMessageQuotaResponseSchema,
@@ -120,6 +121,21 @@ export function createServiceClients(options: ServiceClientOptions) {
       });
       if (answer.status !== 200) throw messaging.refusal(answer);
       return ReserveMessageQuotaResponseSchema.parse(answer.data).month;
+    },
+
+    /**
+     * Holds one message's place of this month under `hold_id`, for the command that will name
+     * it; answers the month. Asked again under the name, nothing more is taken.
+     */
+    async holdMessage(organization: OrgContext, hold_id: string): Promise<string> {
+      const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.holdQuota, {
+        company_id: organization.company_id,
+        plan: organization.plan,
+        plan_started_at: organization.plan_started_at.toISOString(),
+        hold_id,
+      });
+      if (answer.status !== 200) throw messaging.refusal(answer);
+      return HoldMessageQuotaResponseSchema.parse(answer.data).month;
     },
 
     async releaseMessages(company_id: number, month: string, count: number): Promise<void> {

@@ -270,14 +270,20 @@ describe('a start interrupted by a crash (issue 7 point 4)', () => {
       )?.used ?? 0;
     expect(await messagesUsed()).toBe(3);
 
-    // The scheduler job (every 5 s) undoes starts left half-way for two minutes.
+    // The scheduler job (every 5 s) undoes starts left half-way for two minutes: it gives back
+    // both, then sets the start step back to none.
+    const startStep = async () =>
+      (
+        await campaignsDb.collection<{ _id: string; start_step: string }>('campaigns').findOne({
+          _id: String(campaign.id),
+        })
+      )?.start_step;
     await waitFor(
       async () =>
-        (await campaignOf(org, campaign.id)).status === 'draft' && (await messagesUsed()) === 0
-          ? true
-          : undefined,
+        (await startStep()) === 'none' && (await messagesUsed()) === 0 ? true : undefined,
       20_000,
     );
+    expect((await campaignOf(org, campaign.id)).status).toBe('draft');
     const quota = await campaignsDb
       .collection<{ _id: string; count: number }>('campaign_quotas')
       .findOne({ _id: `${org.company_id}:${month}` });

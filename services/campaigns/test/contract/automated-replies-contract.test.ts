@@ -112,7 +112,7 @@ test('when an inbound button reply is answered, then the event and the published
   expect(parsed).toMatchObject({
     company_id: org.company_id,
     idempotency_key: `automation:${messageId}`,
-    quota_reserved: true,
+    quota_hold: `automation:${messageId}`,
     content: {
       type: 'text',
       message: 'Great, Test User',

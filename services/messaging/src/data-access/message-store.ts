@@ -89,6 +89,8 @@ const messageSchema = new Schema<StoredMessage>(
 messageSchema.index({ wamid: 1 }, { unique: true });
 messageSchema.index({ company_id: 1, contact_id: 1, id: -1 });
 messageSchema.index({ pending_ids: 1 });
+// The recovery job looks for sends left pending (equality on `status`, then the lease).
+messageSchema.index({ status: 1, lease_until: 1 });
 
 /** `_id: wamid` → the message: status webhooks find their message without a scan. */
 interface WamidKey {
@@ -187,6 +189,14 @@ export function createMessageStore(db: Connection) {
         { returnDocument: 'after' },
       )
         .lean<StoredMessage>()
+        .exec();
+    },
+
+    /** Sends still pending whose lease ran out before `before`: their process died mid-send. */
+    interrupted(before: Date, limit: number): Promise<StoredMessage[]> {
+      return Messages.find({ status: 'pending', lease_until: op({ $lt: before }) })
+        .limit(limit)
+        .lean<StoredMessage[]>()
         .exec();
     },
 

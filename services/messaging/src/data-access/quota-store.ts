@@ -9,6 +9,12 @@ interface MessageQuota {
   used: number;
   /** Named reservations still held, by name: their size (campaign starts). */
   reservations?: Record<string, number>;
+  /**
+   * Places of one message each whose message is not stored yet, by hold name: when each was
+   * taken (ms). A send's own hold is `message:<id>`; a producer's (an automated answer) is
+   * taken over by the command that names it. Whatever a crash leaves here is given back.
+   */
+  holds?: Record<string, number>;
 }
 
 const quotaSchema = new Schema<MessageQuota>(
@@ -18,11 +24,29 @@ const quotaSchema = new Schema<MessageQuota>(
     month: { type: String, required: true },
     used: { type: Number, required: true },
     reservations: { type: Schema.Types.Mixed, default: undefined },
+    holds: { type: Schema.Types.Mixed, default: undefined },
   },
   { collection: 'message_quotas', versionKey: false },
 );
+// The recovery job reads one month's counters at a time.
+quotaSchema.index({ month: 1 });
 
 const quotaId = (company_id: number, month: string) => `${company_id}:${month}`;
+
+/** The hold of a send's own place, until its message is stored. */
+export const messageHold = (messageId: number) => `message:${messageId}`;
+/** The message a hold is for, when it is a send's own (not a producer's). */
+export function messageIdOfHold(name: string): number | undefined {
+  const match = /^message:(\d{1,15})$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+export interface HeldPlace {
+  company_id: number;
+  month: string;
+  name: string;
+  heldAt: Date;
+}
 
 export function createQuotaStore(db: Connection) {
   const Quotas = db.model<MessageQuota>('MessageQuota', quotaSchema);
@@ -86,6 +110,84 @@ export function createQuotaStore(db: Connection) {
         { $inc: { used: -count } },
       );
       return result.modifiedCount === 1 ? count : 0;
+    },
+
+    /**
+     * Takes one place under hold `name`, within `limit` (as `reserve`); with `takeOver`, moves
+     * the place a producer holds under that name to `name` instead, in one write, so the producer's
+     * hold can never be given back once a message has it. The month `name` holds a place in, or
+     * null when none fits.
+     */
+    async hold(
+      company_id: number,
+      month: string,
+      limit: number | null,
+      name: string,
+      now: Date,
+      takeOver?: { name: string; month: string },
+    ): Promise<string | null> {
+      const held = `holds.${name}`;
+      if (takeOver) {
+        const from = `holds.${takeOver.name}`;
+        const moved = await Quotas.updateOne(
+          { _id: quotaId(company_id, takeOver.month), [from]: op({ $exists: true }) },
+          { $unset: { [from]: '' }, $set: { [held]: now.getTime() } },
+        );
+        if (moved.matchedCount === 1) return takeOver.month;
+      }
+      const _id = quotaId(company_id, month);
+      const filter = {
+        _id,
+        [held]: op({ $exists: false }),
+        ...(limit === null ? {} : { used: op({ $lte: limit - 1 }) }),
+      };
+      const update = { $inc: { used: 1 }, $set: { [held]: now.getTime() } };
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const result = await Quotas.updateOne(filter, update);
+        if (result.matchedCount === 1) return month;
+        if (attempt === 0 && !(await Quotas.exists({ _id }))) {
+          await createIfMissing(Quotas, _id, { company_id, month, used: 0 });
+          continue;
+        }
+        // Asked again under the same name: the place stands, nothing more is taken.
+        const stands = await Quotas.exists({ _id, [held]: op({ $exists: true }) });
+        return stands ? month : null;
+      }
+      return null;
+    },
+
+    /** The hold's message is stored and holds the place from now on: only the name goes. */
+    async settleHold(company_id: number, month: string, name: string): Promise<void> {
+      const held = `holds.${name}`;
+      await Quotas.updateOne(
+        { _id: quotaId(company_id, month), [held]: op({ $exists: true }) },
+        { $unset: { [held]: '' } },
+      );
+    },
+
+    /** Gives a hold's place back, once; false when it is not held (settled or given back). */
+    async giveBackHold(company_id: number, month: string, name: string): Promise<boolean> {
+      const held = `holds.${name}`;
+      const result = await Quotas.updateOne(
+        { _id: quotaId(company_id, month), [held]: op({ $exists: true }), used: op({ $gte: 1 }) },
+        { $inc: { used: -1 }, $unset: { [held]: '' } },
+      );
+      return result.modifiedCount === 1;
+    },
+
+    /** Holds of one month taken before `before`: what a crash may have left. */
+    async holdsBefore(month: string, before: Date): Promise<HeldPlace[]> {
+      const quotas = await Quotas.find({ month }).lean<MessageQuota[]>().exec();
+      return quotas.flatMap((quota) =>
+        Object.entries(quota.holds ?? {})
+          .filter(([, at]) => at < before.getTime())
+          .map(([name, at]) => ({
+            company_id: quota.company_id,
+            month,
+            name,
+            heldAt: new Date(at),
+          })),
+      );
     },
 
     async used(company_id: number, month: string): Promise<number> {

@@ -16,7 +16,7 @@ export interface AutomationDeps {
   replies: ReplyStore;
   states: AutomationStateStore;
   organizations: OrganizationDirectory;
-  clients: Pick<ServiceClients, 'contactById' | 'reserveMessages' | 'releaseMessages'>;
+  clients: Pick<ServiceClients, 'contactById' | 'holdMessage'>;
   /** The answer order, first to last (see `answerOrder`). */
   responders: readonly Responder[];
   publishCommand(command: unknown, messageId: string): Promise<void>;
@@ -147,9 +147,11 @@ export async function answerInboundMessage(
 }
 
 /**
- * One message of an answer. A first attempt (`fresh`) holds its quota place itself, so a full
- * quota is a logged skip and never a parked command; it counts the reply's use once. A
- * redelivered turn publishes again with the same key and lets messaging replay or reserve.
+ * One message of an answer. A first attempt (`fresh`) holds its quota place itself, named by the
+ * answer's key, so a full quota is a logged skip and never a parked command; it counts the reply's
+ * use once. The command names the hold and messaging takes the place over when it stores the
+ * message; a redelivered turn names it again (messaging takes it over if a crash left it, or
+ * reserves). A hold no command takes over is given back by messaging's recovery job.
  */
 async function sendAnswer(
   deps: AutomationDeps,
@@ -160,10 +162,31 @@ async function sendAnswer(
   log: Logger,
 ): Promise<AnswerOutcome> {
   const key = answerKey(turn.message.message_id);
-  let month: string | undefined;
+  const parsed = MessagingSendCommandSchema.safeParse({
+    company_id: organization.company_id,
+    plan: organization.plan,
+    plan_started_at: organization.plan_started_at.toISOString(),
+    contact_id: turn.contact.id,
+    phone: turn.contact.phone,
+    contact_name: turn.contact.name,
+    content: answer.content,
+    idempotency_key: key,
+    quota_hold: key,
+    // A chained reply rides on the same command, so messaging sends it after this one.
+    ...(answer.next ? { then: { content: answer.next.content } } : {}),
+  } satisfies MessagingSendCommandInput);
+  if (!parsed.success) {
+    // A responder's content messaging would refuse: no retry can fix it.
+    log.error(
+      { source: answer.source, issues: parsed.error.issues },
+      'automated answer cannot be sent as it is',
+    );
+    return 'unsendable';
+  }
+  const command = parsed.data;
   if (fresh) {
     try {
-      month = await deps.clients.reserveMessages(organization, 1);
+      command.quota_month = await deps.clients.holdMessage(organization, key);
     } catch (error) {
       if (error instanceof AppError && error.code === 'quota_exceeded') {
         log.warn(
@@ -175,39 +198,7 @@ async function sendAnswer(
       throw error;
     }
   }
-  const parsed = MessagingSendCommandSchema.safeParse({
-    company_id: organization.company_id,
-    plan: organization.plan,
-    plan_started_at: organization.plan_started_at.toISOString(),
-    contact_id: turn.contact.id,
-    phone: turn.contact.phone,
-    contact_name: turn.contact.name,
-    content: answer.content,
-    idempotency_key: key,
-    ...(month ? { quota_reserved: true, quota_month: month } : {}),
-    // A chained reply rides on the same command, so messaging sends it after this one.
-    ...(answer.next ? { then: { content: answer.next.content } } : {}),
-  } satisfies MessagingSendCommandInput);
-  // A place held for a message that is not handed over goes back (a retried turn lets
-  // messaging reserve one itself).
-  const giveBack = async () => {
-    if (month) await deps.clients.releaseMessages(organization.company_id, month, 1);
-  };
-  if (!parsed.success) {
-    // A responder's content messaging would refuse: no retry can fix it.
-    log.error(
-      { source: answer.source, issues: parsed.error.issues },
-      'automated answer cannot be sent as it is',
-    );
-    await giveBack();
-    return 'unsendable';
-  }
-  try {
-    await deps.publishCommand(parsed.data, key);
-  } catch (error) {
-    await giveBack().catch(() => undefined);
-    throw error;
-  }
+  await deps.publishCommand(command, key);
   if (fresh) {
     for (const source of [answer.source, answer.next?.source]) {
       const replyId = source === undefined ? undefined : replyIdOfSource(source);

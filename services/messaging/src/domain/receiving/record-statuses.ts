@@ -1,7 +1,12 @@
 import type { ProviderEventMessage } from '@switchboard/contracts';
 import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { StoredMessageStatus } from '@switchboard/contracts';
-import type { DeliveryStatus, MessageStore, StoredMessage } from '../../data-access/message-store';
+import {
+  hasRealWamid,
+  type DeliveryStatus,
+  type MessageStore,
+  type StoredMessage,
+} from '../../data-access/message-store';
 import type { KeyedLock } from '../keyed-lock';
 import {
   messageIdOfCallbackData,
@@ -120,6 +125,16 @@ async function adoptAcceptance(
     const current = await deps.messages.findById(id);
     if (!current || current.company_id !== company_id || current.direction !== 'outbound') {
       return false;
+    }
+    if (current.status === 'failed' && !hasRealWamid(current)) {
+      // Failed without a provider id (interrupted, or every attempt timed out) yet accepted: the
+      // status is the truth and joins the history; the failure already announced stands.
+      await deps.messages.rememberWamid({ wamid, id: current.id, company_id });
+      deps.logger.warn(
+        { message_id: current.id, wamid },
+        'the provider accepted a send recorded as failed; its statuses join its history',
+      );
+      return true;
     }
     if (current.status !== 'pending') return current.wamid === wamid;
     await acceptPending(deps, current, wamid, now);

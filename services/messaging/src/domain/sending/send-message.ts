@@ -12,7 +12,7 @@ import {
   type MessageStore,
   type StoredMessage,
 } from '../../data-access/message-store';
-import type { QuotaStore } from '../../data-access/quota-store';
+import { messageHold, type QuotaStore } from '../../data-access/quota-store';
 import type { TemplateStore } from '../../data-access/template-store';
 import type { CloudApi, MediaUpload } from '../../outbound/cloud-api';
 import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
@@ -71,6 +71,8 @@ export type SendRequest = SendBody & {
   campaign_id?: number;
   /** The producer already holds this message's quota place, in this month. */
   reservedMonth?: string;
+  /** The producer holds this message's place under this hold name (taken over, else reserved). */
+  producerHold?: { name: string; month: string };
   /**
    * False for a broker command that has attempts left: a retryable provider failure then gives
    * the send back (SendDeferred) instead of recording it as failed.
@@ -89,6 +91,20 @@ export interface SendAnswer {
 export class SendDeferred extends Error {
   override readonly name = 'SendDeferred';
 }
+
+/**
+ * What a send interrupted before the provider answered becomes. It is never sent again: the
+ * provider has no idempotency key, an acceptance it made would have come back as a `sent` status
+ * naming the message within the lease, and a caller who got no answer may have sent it again.
+ */
+const INTERRUPTED: ProviderFailure = {
+  message:
+    'The send was interrupted before the provider answered; it is not repeated, so that it can never arrive twice',
+  code: null,
+  httpStatus: null,
+  retryable: false,
+  kind: 'unavailable',
+};
 
 const inProgress = () =>
   new AppError('conflict', 'A request with this Idempotency-Key is still being processed', {
@@ -165,18 +181,35 @@ export function createSender(deps: SendingDeps) {
     return contact;
   }
 
-  async function reserveQuota(request: SendRequest, now: Date): Promise<string> {
-    if (request.reservedMonth) return request.reservedMonth;
+  /**
+   * The message's quota place: the producer's, or held under the message's own hold name until
+   * the message is stored, so that a process dying before that leaves a place the recovery job
+   * can name and give back.
+   */
+  async function reserveQuota(
+    id: number,
+    request: SendRequest,
+    now: Date,
+  ): Promise<{ month: string; hold?: string }> {
+    if (request.reservedMonth) return { month: request.reservedMonth };
     const { company_id, plan, plan_started_at } = request.organization;
-    const month = monthKey(now);
     const limit = limitFor(plan, 'messagesPerMonth', plan_started_at, now);
-    if (!(await deps.quotas.reserve(company_id, month, limit))) {
+    const hold = messageHold(id);
+    const month = await deps.quotas.hold(
+      company_id,
+      monthKey(now),
+      limit,
+      hold,
+      now,
+      request.producerHold,
+    );
+    if (!month) {
       throw new AppError(
         'quota_exceeded',
         quotaExceededMessage(plan, 'messagesPerMonth', plan_started_at, now),
       );
     }
-    return month;
+    return { month, hold };
   }
 
   /** Calls the provider for a stored pending message this attempt holds, and stores the outcome. */
@@ -186,10 +219,10 @@ export function createSender(deps: SendingDeps) {
     contactName: string | undefined,
     refusal?: ProviderFailure,
   ): Promise<SendAnswer> {
-    const channel = await channelOf(message.company_id);
     const body = JSON.parse(message.request_json ?? '{}') as Record<string, unknown>;
-    const result = refusal
-      ? { ok: false as const, failure: refusal }
+    const channel = refusal ? undefined : await channelOf(message.company_id);
+    const result = !channel
+      ? { ok: false as const, failure: refusal! }
       : await deliverToProvider(
           deps.cloudApi.forChannel(channel),
           deps.pacing,
@@ -263,9 +296,14 @@ export function createSender(deps: SendingDeps) {
     idempotencyKeyId: string | undefined,
     now: Date,
   ): Promise<SendAnswer> {
-    const channel = await channelOf(request.organization.company_id);
+    const { company_id } = request.organization;
+    const channel = await channelOf(company_id);
     const refusal = await templateRefusal(request);
-    const month = await reserveQuota(request, now);
+    const { month, hold } = await reserveQuota(id, request, now);
+    const giveBack = () =>
+      hold
+        ? deps.quotas.giveBackHold(company_id, month, hold)
+        : deps.quotas.release(company_id, month);
     let content: OutboundContent;
     let contact: ContactRef;
     try {
@@ -283,8 +321,16 @@ export function createSender(deps: SendingDeps) {
       } else {
         content = request.content;
       }
+      // The recovery job gives back holds older than two leases, whose message it cannot find:
+      // a send this late stops here rather than store a message whose place may be gone.
+      if (Date.now() - now.getTime() > deps.leaseMs) {
+        throw new AppError(
+          'dependency_unavailable',
+          'The send took too long to prepare; nothing was sent',
+        );
+      }
     } catch (error) {
-      await deps.quotas.release(request.organization.company_id, month);
+      await giveBack();
       throw error;
     }
 
@@ -321,7 +367,14 @@ export function createSender(deps: SendingDeps) {
       pending_ids: [],
     };
     await deps.messages.insert(message, []);
+    // Beside the provider call: the stored message holds the place now, the name can go.
+    const settled = hold
+      ? deps.quotas.settleHold(company_id, month, hold).catch((error: unknown) => {
+          log.warn({ err: error, message_id: id }, 'quota hold left for the recovery job');
+        })
+      : undefined;
     const answer = await deliverStored(message, request, contact.name, refusal);
+    await settled;
     if (idempotencyKeyId) await deps.idempotency.complete(idempotencyKeyId, answer);
     return answer;
   }
@@ -360,6 +413,18 @@ export function createSender(deps: SendingDeps) {
   }
 
   return {
+    /**
+     * Fails a pending send whose lease ran out (its process died before the provider answered):
+     * `message_failed`, its quota place given back. False when another attempt holds it.
+     */
+    async failInterrupted(id: number, now = new Date()): Promise<boolean> {
+      const claimed = await deps.messages.claim(id, now, deps.leaseMs);
+      if (!claimed) return false;
+      log.warn({ message_id: id }, 'an interrupted send is failed; it is not sent again');
+      await deliverStored(claimed, { mayFail: true }, undefined, INTERRUPTED);
+      return true;
+    },
+
     async send(request: SendRequest): Promise<SendAnswer> {
       checkLimits('content' in request ? request.content : request.contentFor('0'));
       const now = new Date();

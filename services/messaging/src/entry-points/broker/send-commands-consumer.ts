@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   MessagingSendCommandSchema,
   QUEUES,
+  monthKey,
   type MessagingSendCommand,
   type SendContent,
 } from '@switchboard/contracts';
@@ -13,10 +14,13 @@ import {
   type Logger,
 } from '@switchboard/service-kit';
 import { contentOfCommand } from '../../domain/sending/content-of';
-import { SendDeferred, type Sender } from '../../domain/sending/send-message';
+import { SendDeferred, type SendRequest, type Sender } from '../../domain/sending/send-message';
 
 /** Refusals a retry cannot change: the command is parked with the reason. */
 const FINAL_CODES = new Set(['quota_exceeded', 'not_found', 'validation_failed', 'provider_error']);
+
+/** Where a message's quota place comes from; messaging reserves one when neither is given. */
+type Place = Pick<SendRequest, 'reservedMonth' | 'producerHold'>;
 
 /**
  * The message a command chains after its own (`then`): keyed apart, so a redelivered command
@@ -61,7 +65,7 @@ export async function consumeSendCommands(
           : command.phone !== undefined
             ? { phone: command.phone }
             : { contact_id: command.contact_id! };
-      const send = (content: SendContent, key: string, reservedMonth: string | undefined) =>
+      const send = (content: SendContent, key: string, place: Place) =>
         deps.sender.send({
           organization: {
             company_id: command.company_id,
@@ -78,14 +82,23 @@ export async function consumeSendCommands(
               .digest('hex'),
           },
           ...(command.campaign_id ? { campaign_id: command.campaign_id } : {}),
-          ...(reservedMonth ? { reservedMonth } : {}),
+          ...place,
           mayFail: context.attempt >= options.maxAttempts,
         });
       try {
         const answer = await send(
           command.content,
           command.idempotency_key,
-          command.quota_reserved ? command.quota_month : undefined,
+          command.quota_hold
+            ? {
+                producerHold: {
+                  name: command.quota_hold,
+                  month: command.quota_month ?? monthKey(),
+                },
+              }
+            : command.quota_reserved
+              ? { reservedMonth: command.quota_month }
+              : {},
         );
         deps.logger.debug(
           { key: command.idempotency_key, status: answer.http_status, replayed: answer.replayed },
@@ -93,7 +106,7 @@ export async function consumeSendCommands(
         );
         if (command.then && answer.http_status === 200) {
           await sendFollowUp(
-            () => send(command.then!.content, `${command.idempotency_key}:then`, undefined),
+            () => send(command.then!.content, `${command.idempotency_key}:then`, {}),
             deps.logger,
           );
         }

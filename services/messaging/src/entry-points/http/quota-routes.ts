@@ -1,11 +1,13 @@
 import type { Router } from 'express';
 import {
+  HoldMessageQuotaRequestSchema,
   MESSAGING_INTERNAL_PATHS,
   ReleaseMessageQuotaRequestSchema,
   ReserveMessageQuotaRequestSchema,
   limitFor,
   monthKey,
   quotaExceededMessage,
+  type HoldMessageQuotaResponse,
   type ReleaseMessageQuotaResponse,
   type ReserveMessageQuotaResponse,
 } from '@switchboard/contracts';
@@ -34,6 +36,29 @@ export function quotaRoutes(router: Router, deps: { quotas: QuotaStore }): void 
       );
     }
     const body: ReserveMessageQuotaResponse = { status: 'success', month, reserved: request.count };
+    res.json(body);
+  });
+
+  // One automated answer's place, until the command naming it is stored (or given back).
+  router.post(MESSAGING_INTERNAL_PATHS.holdQuota, async (req, res) => {
+    const request = parseInput(HoldMessageQuotaRequestSchema, req.body ?? {});
+    const now = new Date();
+    const planStartedAt = new Date(request.plan_started_at);
+    const limit = limitFor(request.plan, 'messagesPerMonth', planStartedAt, now);
+    const month = await deps.quotas.hold(
+      request.company_id,
+      monthKey(now),
+      limit,
+      request.hold_id,
+      now,
+    );
+    if (!month) {
+      throw new AppError(
+        'quota_exceeded',
+        quotaExceededMessage(request.plan, 'messagesPerMonth', planStartedAt, now),
+      );
+    }
+    const body: HoldMessageQuotaResponse = { status: 'success', month };
     res.json(body);
   });
 

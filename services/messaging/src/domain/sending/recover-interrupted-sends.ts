@@ -1,0 +1,53 @@
+import { monthKey } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/service-kit';
+import type { MessageStore } from '../../data-access/message-store';
+import { messageIdOfHold, type QuotaStore } from '../../data-access/quota-store';
+import type { Sender } from './send-message';
+
+export interface RecoveryDeps {
+  messages: Pick<MessageStore, 'findById' | 'interrupted'>;
+  quotas: Pick<QuotaStore, 'holdsBefore' | 'settleHold' | 'giveBackHold'>;
+  sender: Pick<Sender, 'failInterrupted'>;
+  /** The send lease: a live send stores its message within one, and answers within one more. */
+  leaseMs: number;
+  logger: Logger;
+}
+
+/** The month before `now`'s (a hold taken in the last moments of a month lives in that one). */
+function previousMonth(now: Date): string {
+  return monthKey(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)));
+}
+
+/**
+ * Resolves what sends left behind when their process died, once two leases have passed (a live
+ * send never takes that long, and a retry with its key gets the first lease to take it over):
+ * - a quota place held for a message that was never stored is given back; a hold whose message
+ *   is stored only loses its name (the message holds the place);
+ * - a message still pending is failed with `message_failed` and its place given back. It is
+ *   never sent again (see `failInterrupted`): had the provider accepted it, its `sent` status
+ *   would have named the message and stored the acceptance already.
+ */
+export async function recoverInterruptedSends(deps: RecoveryDeps, now = new Date()): Promise<void> {
+  const before = new Date(now.getTime() - 2 * deps.leaseMs);
+  for (const month of [monthKey(now), previousMonth(now)]) {
+    for (const held of await deps.quotas.holdsBefore(month, before)) {
+      const messageId = messageIdOfHold(held.name);
+      const stored = messageId !== undefined && (await deps.messages.findById(messageId));
+      if (stored) {
+        await deps.quotas.settleHold(held.company_id, held.month, held.name);
+        continue;
+      }
+      if (await deps.quotas.giveBackHold(held.company_id, held.month, held.name)) {
+        deps.logger.warn(
+          { company_id: held.company_id, hold: held.name, held_at: held.heldAt },
+          'a quota place held for a message never handed over was given back',
+        );
+      }
+    }
+  }
+  // Pending with a lease that ran out a whole lease ago: no retry took the send over.
+  const leaseEndedBefore = new Date(now.getTime() - deps.leaseMs);
+  for (const message of await deps.messages.interrupted(leaseEndedBefore, 100)) {
+    await deps.sender.failInterrupted(message.id, now);
+  }
+}
