@@ -51,6 +51,23 @@ export interface HeldPlace {
 export function createQuotaStore(db: Connection) {
   const Quotas = db.model<MessageQuota>('MessageQuota', quotaSchema);
 
+  /**
+   * One conditional update of the month's record, creating the record first when the update
+   * missed. The miss is not taken as "does not fit" at once: parallel first sends of a month all
+   * miss before any of them has created the record, and then each must try again.
+   */
+  async function takeCreatingMonth(
+    _id: string,
+    company_id: number,
+    month: string,
+    filter: Record<string, unknown>,
+    update: Record<string, unknown>,
+  ): Promise<boolean> {
+    if ((await Quotas.updateOne(filter, update)).matchedCount === 1) return true;
+    await createIfMissing(Quotas, _id, { company_id, month, used: 0 });
+    return (await Quotas.updateOne(filter, update)).matchedCount === 1;
+  }
+
   return {
     /**
      * Takes `count` places at once, atomically, only if all fit under `limit` (`null`: no limit,
@@ -72,17 +89,9 @@ export function createQuotaStore(db: Connection) {
         ...(named ? { [named]: op({ $exists: false }) } : {}),
       };
       const update = { $inc: { used: count }, ...(named ? { $set: { [named]: count } } : {}) };
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const result = await Quotas.updateOne(filter, update);
-        if (result.matchedCount === 1) return true;
-        if (attempt === 0 && !(await Quotas.exists({ _id }))) {
-          await createIfMissing(Quotas, _id, { company_id, month, used: 0 });
-          continue;
-        }
-        // Asked again for a reservation already held: it stands, nothing more is taken.
-        return named !== undefined && (await Quotas.exists({ _id, [named]: count })) !== null;
-      }
-      return false;
+      if (await takeCreatingMonth(_id, company_id, month, filter, update)) return true;
+      // Asked again for a reservation already held: it stands, nothing more is taken.
+      return named !== undefined && (await Quotas.exists({ _id, [named]: count })) !== null;
     },
 
     /** Gives a named reservation back whole, once; 0 when it is not held. */
@@ -142,18 +151,10 @@ export function createQuotaStore(db: Connection) {
         ...(limit === null ? {} : { used: op({ $lte: limit - 1 }) }),
       };
       const update = { $inc: { used: 1 }, $set: { [held]: now.getTime() } };
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const result = await Quotas.updateOne(filter, update);
-        if (result.matchedCount === 1) return month;
-        if (attempt === 0 && !(await Quotas.exists({ _id }))) {
-          await createIfMissing(Quotas, _id, { company_id, month, used: 0 });
-          continue;
-        }
-        // Asked again under the same name: the place stands, nothing more is taken.
-        const stands = await Quotas.exists({ _id, [held]: op({ $exists: true }) });
-        return stands ? month : null;
-      }
-      return null;
+      if (await takeCreatingMonth(_id, company_id, month, filter, update)) return month;
+      // Asked again under the same name: the place stands, nothing more is taken.
+      const stands = await Quotas.exists({ _id, [held]: op({ $exists: true }) });
+      return stands ? month : null;
     },
 
     /** The hold's message is stored and holds the place from now on: only the name goes. */

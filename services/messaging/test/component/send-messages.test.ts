@@ -86,6 +86,16 @@ describe('sendMessageToPhoneNumber (spec §4.3)', () => {
     });
   });
 
+  test("when a new organization's first sends of the month arrive together, then every one is sent", async () => {
+    const fresh = await system.newOrganization('standard', 'First Month Co');
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        fresh.api.post('sendMessageToPhoneNumber', { phone: uniquePhone(), message: `First ${i}` }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(12).fill(200));
+  });
+
   test('when buttons are given, then an interactive reply-buttons message is sent', async () => {
     const phone = uniquePhone();
     const sent = await org.api.post('sendMessageToPhoneNumber', {
