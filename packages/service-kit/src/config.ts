@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretKeysSchema } from './secret-box';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -41,6 +42,8 @@ export const baseConfigShape = {
     .default(''),
   AMQP_URL: z.string().url().default('amqp://127.0.0.1:5672'),
   INTERNAL_API_SECRET: z.string().min(16, 'must be at least 16 characters'),
+  /** Keys that seal credentials at rest, `kid:base64[,…]`, the first current (see SecretBox). */
+  SECRET_ENCRYPTION_KEYS: secretKeysSchema,
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   HTTP_BODY_LIMIT: z.string().default('1mb'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),

@@ -1,11 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import type { Connection } from 'mongoose';
-import {
-  createSecretBox,
-  secretEncryptionKey,
-  type Logger,
-  type UrlPolicy,
-} from '@switchboard/service-kit';
+import { serviceSecretBox, type Logger, type UrlPolicy } from '@switchboard/service-kit';
 import type { CampaignsConfig } from './config';
 import { createAiBotSettingsStore } from './data-access/ai-bot-settings-store';
 import { createAiBotResponder } from './domain/automation/ai-bot/ai-bot-responder';
@@ -30,15 +25,12 @@ export function assembleAiBot(options: {
   logger: Logger;
 }): AiBot {
   const { config, logger } = options;
-  if (!config.AI_BOT_KEY_ENCRYPTION_KEY && config.NODE_ENV === 'production') {
-    logger.warn('AI_BOT_KEY_ENCRYPTION_KEY is not set; deriving it from the internal secret');
-  }
-  const secrets = createSecretBox(
-    secretEncryptionKey(config.AI_BOT_KEY_ENCRYPTION_KEY, config.INTERNAL_API_SECRET, {
-      salt: 'switchboard-campaigns',
-      info: 'ai-bot-key-encryption',
-    }),
-  );
+  const secrets = serviceSecretBox({
+    config,
+    purpose: { salt: 'switchboard-campaigns', info: 'ai-bot-key-encryption' },
+    legacyKey: config.AI_BOT_KEY_ENCRYPTION_KEY,
+    logger,
+  });
   const urlPolicy: UrlPolicy = {
     allowPrivate: config.AI_BOT_ALLOW_PRIVATE_URLS,
     resolve: async (host) => (await lookup(host, { all: true })).map((entry) => entry.address),

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import {
-  createSecretBox,
+  serviceSecretBox,
   startServiceRuntime,
   type RunningService,
 } from '@switchboard/service-kit';
@@ -12,7 +12,7 @@ import { EndpointGate } from './domain/endpoint-gate';
 import type { ManageDeps } from './domain/manage-webhooks';
 import { startRetentionCleanup } from './domain/retention';
 import { RetrySchedule } from './domain/retry-schedule';
-import { webhookSecretKey } from './domain/webhook-secret';
+import { WEBHOOK_SECRET_PURPOSE } from './domain/webhook-secret';
 import { brokerDeliveryQueue, startConsumers } from './entry-points/broker/consumers';
 import { webhookRoutes } from './entry-points/http/webhook-routes';
 import { createWebhookHttpClient } from './outbound/webhook-http-client';
@@ -26,18 +26,16 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
     topology: schedule.topology(),
     async setup({ db, broker, logger }) {
       if (!broker) throw new Error('the webhooks service needs the broker');
-      if (!config.WEBHOOK_SECRET_ENCRYPTION_KEY && config.NODE_ENV === 'production') {
-        logger.warn(
-          'WEBHOOK_SECRET_ENCRYPTION_KEY is not set; deriving it from the internal secret',
-        );
-      }
       const webhooks = createWebhookStore(db, { cacheTtlMs: config.WEBHOOK_CACHE_TTL_MS });
       const deliveries = createDeliveryStore(db);
       await Promise.all([webhooks.init(), deliveries.init()]);
 
-      const secrets = createSecretBox(
-        webhookSecretKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY, config.INTERNAL_API_SECRET),
-      );
+      const secrets = serviceSecretBox({
+        config,
+        purpose: WEBHOOK_SECRET_PURPOSE,
+        legacyKey: config.WEBHOOK_SECRET_ENCRYPTION_KEY,
+        logger,
+      });
       const http = createWebhookHttpClient({
         logger,
         allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AIBotSettingsResponseSchema } from '@switchboard/contracts';
-import { createSecretBox } from '@switchboard/service-kit';
+import { singleKeySecretBox } from '@switchboard/service-kit';
 import {
   startMessagingSystem,
   type MessagingSystem,
@@ -192,7 +192,7 @@ describe('AI bot settings (getAIBotSettings, updateAIBotSettings)', () => {
   test('when private URLs are not allowed, then an http:// or private endpoint is refused naming the endpoint', async () => {
     const deps = {
       settings: createAiBotSettingsStore(system.campaigns!.db),
-      secrets: createSecretBox(randomBytes(32)),
+      secrets: singleKeySecretBox(randomBytes(32)),
       urlPolicy: { allowPrivate: false, resolve: async () => ['10.0.0.8'] },
     };
     const base = { model: 'tiny-chat', system_prompt: '' };
