@@ -44,6 +44,8 @@ export const baseConfigShape = {
   INTERNAL_API_SECRET: z.string().min(16, 'must be at least 16 characters'),
   /** Keys that seal credentials at rest, `kid:base64[,…]`, the first current (see SecretBox). */
   SECRET_ENCRYPTION_KEYS: secretKeysSchema,
+  /** How often what is still sealed with an older key is re-sealed (besides at start). */
+  SECRET_RESEAL_INTERVAL_MS: z.coerce.number().int().positive().default(3_600_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   HTTP_BODY_LIMIT: z.string().default('1mb'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),

@@ -1,6 +1,11 @@
 import { lookup } from 'node:dns/promises';
 import type { Connection } from 'mongoose';
-import { serviceSecretBox, type Logger, type UrlPolicy } from '@switchboard/service-kit';
+import {
+  serviceSecretBox,
+  startFieldReseal,
+  type Logger,
+  type UrlPolicy,
+} from '@switchboard/service-kit';
 import type { CampaignsConfig } from './config';
 import { createAiBotSettingsStore } from './data-access/ai-bot-settings-store';
 import { createAiBotResponder } from './domain/automation/ai-bot/ai-bot-responder';
@@ -14,21 +19,31 @@ export interface AiBot {
   settings: AiBotSettingsDeps;
   /** The last step of the answer order (issue 8 point 2). */
   respond: Responder;
-  shutdown(): void;
+  shutdown(): Promise<void>;
 }
 
 /** The AI bot's parts, from the campaigns service's config, database and clients. */
-export function assembleAiBot(options: {
+export async function assembleAiBot(options: {
   config: CampaignsConfig;
   db: Connection;
   clients: ServiceClients;
   logger: Logger;
-}): AiBot {
+}): Promise<AiBot> {
   const { config, logger } = options;
   const secrets = serviceSecretBox({
     config,
     purpose: { salt: 'switchboard-campaigns', info: 'ai-bot-key-encryption' },
     legacyKey: config.AI_BOT_KEY_ENCRYPTION_KEY,
+    logger,
+  });
+  // Keys at rest move to the current key at start, and on a timer for values a replica that did
+  // not know the new key yet wrote during a rotation.
+  const reseal = await startFieldReseal({
+    db: options.db,
+    collection: 'ai_bot_settings',
+    field: 'api_key_sealed',
+    box: secrets,
+    everyMs: config.SECRET_RESEAL_INTERVAL_MS,
     logger,
   });
   const urlPolicy: UrlPolicy = {
@@ -57,6 +72,9 @@ export function assembleAiBot(options: {
       historyMessages: config.AI_BOT_HISTORY_MESSAGES,
       logger: logger.child({ component: 'ai-bot' }),
     }),
-    shutdown: () => chat.shutdown(),
+    async shutdown() {
+      await reseal.stop();
+      chat.shutdown();
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import {
   serviceSecretBox,
+  startFieldReseal,
   startServiceRuntime,
   type RunningService,
 } from '@switchboard/service-kit';
@@ -34,6 +35,14 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
         config,
         purpose: WEBHOOK_SECRET_PURPOSE,
         legacyKey: config.WEBHOOK_SECRET_ENCRYPTION_KEY,
+        logger,
+      });
+      const reseal = await startFieldReseal({
+        db,
+        collection: 'webhooks',
+        field: 'secret_sealed',
+        box: secrets,
+        everyMs: config.SECRET_RESEAL_INTERVAL_MS,
         logger,
       });
       const http = createWebhookHttpClient({
@@ -88,6 +97,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
             },
           ),
         onStop: async () => {
+          await reseal.stop();
           await retention.stop();
           await deliveries.drain();
           http.shutdown();

@@ -44,11 +44,11 @@ beforeAll(async () => {
     // ask the endpoint about every message these tests write (test/e2e/bots.test.ts does that).
     campaignsOptions: { responders: { aiBot: async () => null } },
   });
-  ({ bot, logs } = aiBotOf(system));
+  ({ bot, logs } = await aiBotOf(system));
 });
 
 afterAll(async () => {
-  bot?.shutdown();
+  await bot?.shutdown();
   await system?.stop();
   await chat?.stop();
 });
