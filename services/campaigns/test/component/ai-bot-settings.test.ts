@@ -71,7 +71,7 @@ describe('AI bot settings (getAIBotSettings, updateAIBotSettings)', () => {
       .findOne({ _id: String(org.company_id) as never });
     expect(stored).toMatchObject({ company_id: org.company_id, api_key_last_four: 'WXYZ' });
     expect(JSON.stringify(stored)).not.toContain('0123456789abcdef');
-    expect(stored!.api_key_sealed).toMatch(/^v1\./);
+    expect(stored!.api_key_sealed).toMatch(/^v2\./);
   });
 
   test('when only some fields are updated, then the others stay; a null key removes the key; an endpoint given with /chat/completions is kept as its base URL', async () => {
@@ -125,6 +125,11 @@ describe('AI bot settings (getAIBotSettings, updateAIBotSettings)', () => {
       /^system_prompt: /,
     ],
     ['a key that is no string', { ...SETTINGS, api_key: 42 }, /^api_key: /],
+    [
+      'an endpoint with a user name and password',
+      { ...SETTINGS, endpoint: 'https://user:pw@llm.example.com/v1' },
+      /^endpoint: must not carry a user name or password/,
+    ],
     [
       'no endpoint, enabled',
       { model: 'tiny-chat' },
