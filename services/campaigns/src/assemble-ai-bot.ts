@@ -47,7 +47,7 @@ export async function assembleAiBot(options: {
     logger,
   });
   const urlPolicy: UrlPolicy = {
-    allowPrivate: config.AI_BOT_ALLOW_PRIVATE_URLS,
+    allowPrivate: config.ALLOW_PRIVATE_URLS,
     resolve: async (host) => (await lookup(host, { all: true })).map((entry) => entry.address),
   };
   const settings = createAiBotSettingsStore(options.db);

@@ -169,7 +169,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             ...templateDeps,
             media: {
               maxBytes: config.MEDIA_MAX_BYTES,
-              allowPrivateUrls: config.MEDIA_ALLOW_PRIVATE_URLS,
+              allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
             },
           });
           notImplementedRoutes(

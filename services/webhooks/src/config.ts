@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { WEBHOOK_RETRY_STEPS } from '@switchboard/contracts';
 import {
   baseConfigShape,
-  booleanFlag,
   encryptionKeySchema,
   loadConfig,
   portSchema,
@@ -40,8 +39,6 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
   /** The attempt that `POST /{id}/test` waits for is cut shorter, so it answers within the gateway's timeout. */
   WEBHOOK_TEST_TIMEOUT_MS: positiveInt(8_000),
-  /** Development and tests: allow http:// and private, loopback and link-local addresses. */
-  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag(false),
   /** Requests in flight to one endpoint at a time. */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(10),
   /** Unacked delivery messages this process holds; bounds the attempts in flight in total. */

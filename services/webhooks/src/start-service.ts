@@ -47,7 +47,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
       });
       const http = createWebhookHttpClient({
         logger,
-        allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+        allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         breaker: {
           errorThresholdPercentage: config.WEBHOOK_BREAKER_ERROR_PERCENT,
@@ -73,7 +73,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
         deliveries,
         secrets,
         urlPolicy: {
-          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+          allowPrivate: config.ALLOW_PRIVATE_URLS,
           resolve: async (host) =>
             (await lookup(host, { all: true })).map((entry) => entry.address),
         },

@@ -33,7 +33,7 @@ beforeAll(async () => {
   chat = await startChatCompletionsServer();
   system = await startMessagingSystem('aibotresp', {
     campaignsEnv: {
-      AI_BOT_ALLOW_PRIVATE_URLS: 'true',
+      ALLOW_PRIVATE_URLS: 'true',
       AI_BOT_HISTORY_MESSAGES: String(HISTORY),
       AI_BOT_TIMEOUT_MS: String(TIMEOUT_MS),
       AI_BOT_BREAKER_VOLUME: String(BREAKER_VOLUME),

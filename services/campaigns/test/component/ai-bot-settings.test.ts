@@ -14,7 +14,7 @@ let system: MessagingSystem;
 
 beforeAll(async () => {
   system = await startMessagingSystem('aibotset', {
-    campaignsEnv: { AI_BOT_ALLOW_PRIVATE_URLS: 'true' },
+    campaignsEnv: { ALLOW_PRIVATE_URLS: 'true' },
   });
 });
 
