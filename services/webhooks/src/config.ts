@@ -57,7 +57,7 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
   /** Delivery logs (and deliveries) older than this are removed by a periodic cleanup. */
   WEBHOOK_LOG_RETENTION_DAYS: positiveInt(30),
-  /** 32 bytes, base64: the AES-256-GCM key of webhook secrets at rest; else derived from INTERNAL_API_SECRET. */
+  /** The former single key of webhook secrets (32 bytes, base64): opens what it sealed; see SECRET_ENCRYPTION_KEYS. */
   WEBHOOK_SECRET_ENCRYPTION_KEY: encryptionKeySchema,
 });
 
