@@ -79,9 +79,12 @@ export function createChannelCopyStore(db: Connection, box: SecretBox) {
     reseal,
     save,
     async find(token: string): Promise<InboundChannel | null> {
-      const copy = await Copies.findOne({ _id: mongoose.trusted({ $in: box.digests(token) }) })
-        .lean<ChannelCopyDocument>()
-        .exec();
+      // One `_id` lookup per key, current first (an `$in` is a scan on FerretDB).
+      let copy: ChannelCopyDocument | null = null;
+      for (const digest of box.digests(token)) {
+        copy = await Copies.findById(digest).lean<ChannelCopyDocument>().exec();
+        if (copy) break;
+      }
       if (!copy) return null;
       return {
         company_id: copy.company_id,
