@@ -89,10 +89,7 @@ async function main() {
     env: {
       ...secrets,
       NODE_ENV: process.env.NODE_ENV ?? 'development',
-      // On a laptop the customer's receiver is usually local too.
-      WEBHOOK_ALLOW_PRIVATE_URLS: process.env.WEBHOOK_ALLOW_PRIVATE_URLS ?? 'true',
-      // A model served locally (Ollama, llama.cpp) may answer the AI bot.
-      AI_BOT_ALLOW_PRIVATE_URLS: process.env.AI_BOT_ALLOW_PRIVATE_URLS ?? 'true',
+      // Private and loopback URLs stay refused unless ALLOW_PRIVATE_URLS=true is set (README).
     },
     basePort,
     onLine: printer(),

@@ -126,6 +126,16 @@ describe('docker-compose.yml', () => {
     });
   });
 
+  test('when started with nothing set on the host, then no process lets customer URLs reach private or loopback addresses', async () => {
+    for (const name of SERVICE_NAMES) {
+      const config = (await loadServiceConfig(name)).schema.parse(environmentOf(service(name)));
+      expect({ name, allowPrivate: config.ALLOW_PRIVATE_URLS }).toEqual({
+        name,
+        allowPrivate: false,
+      });
+    }
+  });
+
   test('when wired, then each variable npm start sets names the same process at its container address', () => {
     const wiring = launcherWiring();
     for (const name of SERVICE_NAMES) {

@@ -223,6 +223,18 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     },
   );
 
+  test('when rendered, then no process lets customer URLs reach private or loopback addresses (ALLOW_PRIVATE_URLS stays off)', async () => {
+    for (const name of SERVICE_NAMES) {
+      const container = containerOf(deployment(name));
+      const { environment } = containerEnvironment(container, objects, externalSecretsOf(overlay));
+      const config = (await loadServiceConfig(name)).schema.parse(environment);
+      expect({ name, allowPrivate: config.ALLOW_PRIVATE_URLS }).toEqual({
+        name,
+        allowPrivate: false,
+      });
+    }
+  });
+
   test('when services call each other, then each address npm start wires names the Service and port in the cluster', () => {
     const wiring = launcherWiring();
     for (const name of SERVICE_NAMES) {

@@ -19,7 +19,7 @@ beforeAll(async () => {
   chat = await startChatCompletionsServer();
   e2e = await startE2eSystem('e2ebots', {
     SIM_STATUS_DELAYS_MS: '100,100,100',
-    AI_BOT_ALLOW_PRIVATE_URLS: 'true',
+    ALLOW_PRIVATE_URLS: 'true',
   });
 });
 

@@ -42,7 +42,7 @@ beforeAll(async () => {
       SIM_WEBHOOK_RETRY_DELAYS_MS: '250,1000,2000,4000,8000',
       // A send cut off by a kill holds its Idempotency-Key this long before a retry may take it over.
       SEND_LEASE_MS: '10000',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_DELAYS: '0.5,1,2',
     },
     { supervise: true },

@@ -24,7 +24,7 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
     // Spans leave each process within a fraction of a second, so the waits below stay short.
     OTEL_BSP_SCHEDULE_DELAY: '200',
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ALLOW_PRIVATE_URLS: 'true',
     EMIT_RESERVED_EVENTS: 'true',
     LOG_LEVEL: 'info',
   });

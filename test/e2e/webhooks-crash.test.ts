@@ -46,7 +46,7 @@ async function startWebhooks(): Promise<ChildProcess> {
       AMQP_URL: broker.url,
       INTERNAL_API_SECRET: internalSecret,
       LOG_LEVEL: 'warn',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_DELAYS: '0.5,1,1',
       WEBHOOK_TIMEOUT_MS: '2000',
     },

@@ -20,7 +20,7 @@ let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver(() => ({ status: 503, body: 'down for maintenance' }));
   // The receiver is a local http server; the schedule and timeout are the spec's defaults.
-  e2e = await startE2eSystem('e2ewhtiming', { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+  e2e = await startE2eSystem('e2ewhtiming', { ALLOW_PRIVATE_URLS: 'true' });
 });
 
 afterAll(async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretKeysSchema } from './secret-box';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -28,6 +29,10 @@ export const booleanFlag = (defaultValue: boolean) =>
     .default(defaultValue ? 'true' : 'false')
     .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+/** A variable that was replaced: setting it stops the service, naming its replacement. */
+const replacedBy = (replacement: string) =>
+  z.undefined({ message: `replaced by ${replacement}` }).optional();
+
 /** The variables every service reads; a service extends this with its own. */
 export const baseConfigShape = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -41,9 +46,21 @@ export const baseConfigShape = {
     .default(''),
   AMQP_URL: z.string().url().default('amqp://127.0.0.1:5672'),
   INTERNAL_API_SECRET: z.string().min(16, 'must be at least 16 characters'),
+  /** Keys that seal credentials at rest, `kid:base64[,…]`, the first current (see SecretBox). */
+  SECRET_ENCRYPTION_KEYS: secretKeysSchema,
+  /** How often what is still sealed with an older key is re-sealed (besides at start). */
+  SECRET_RESEAL_INTERVAL_MS: z.coerce.number().int().positive().default(3_600_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   HTTP_BODY_LIMIT: z.string().default('1mb'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /**
+   * Local development only: customer URLs (webhooks, the AI bot's endpoint, template media) may
+   * be http:// and point to private, loopback and link-local addresses.
+   */
+  ALLOW_PRIVATE_URLS: booleanFlag(false),
+  WEBHOOK_ALLOW_PRIVATE_URLS: replacedBy('ALLOW_PRIVATE_URLS'),
+  AI_BOT_ALLOW_PRIVATE_URLS: replacedBy('ALLOW_PRIVATE_URLS'),
+  MEDIA_ALLOW_PRIVATE_URLS: replacedBy('ALLOW_PRIVATE_URLS'),
 };
 
 export const baseConfigSchema = z.object(baseConfigShape);

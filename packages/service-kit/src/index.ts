@@ -12,6 +12,7 @@ export * from './mongo';
 export * from './outbound-client';
 export * from './outbox';
 export * from './periodic-job';
+export * from './reseal-job';
 export * from './secret-box';
 export * from './url-policy';
 export * from './service-runtime';

@@ -9,8 +9,8 @@ export const SECRET_QUERY_PARAMS = ['token', 'access_token', 'hub.verify_token']
 
 /** Path segments that are secrets: the inbound webhook token, and its lookup in messaging. */
 const SECRET_PATH_SEGMENTS = [
-  /(\/webhook\/svc\/receive\/)[^/?#]+/,
-  /(\/by-inbound-token\/)[^/?#]+/,
+  /(\/webhook\/svc\/receive\/)[^/?#]+/i,
+  /(\/by-inbound-token\/)[^/?#]+/i,
 ];
 
 export function redactPath(path: string): string {

@@ -78,16 +78,19 @@ export interface UrlPolicy {
 }
 
 /**
- * Why `url` may not receive webhooks, or undefined when it may: it must be https:// and resolve
- * only to public addresses, unless private URLs are allowed (development and tests), which also
- * allows http://. Checked on save; connections check the resolved address again.
+ * Why `url` may not be called, or undefined when it may: it carries no credentials, and it must
+ * be https:// and resolve only to public addresses, unless private URLs are allowed (local
+ * development), which also allows http://. Checked on save; connections check the resolved
+ * address again (see {@link publicAddressLookup}).
  */
 export async function urlPolicyViolation(
   url: string,
   policy: UrlPolicy,
 ): Promise<string | undefined> {
-  if (policy.allowPrivate) return undefined;
   const parsed = new URL(url);
+  // Credentials in a URL end up in logs, traces and error messages; they are never needed.
+  if (parsed.username || parsed.password) return 'must not carry a user name or password';
+  if (policy.allowPrivate) return undefined;
   if (parsed.protocol !== 'https:') return 'must be an https:// URL';
   const host = hostOf(parsed);
   if (isIP(host) !== 0) {
@@ -107,6 +110,23 @@ export async function urlPolicyViolation(
     : 'must not resolve to a private, loopback or link-local address';
 }
 
+/** `dns.lookup` with `all: true`: what a guarded lookup asks (tests give their own answers). */
+export type DnsLookup = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/** Every address `host` resolves to, through `dnsLookup`. */
+export function resolveAll(host: string, dnsLookup: DnsLookup = dns.lookup): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    dnsLookup(host, { all: true }, (error, addresses) => {
+      if (error) reject(error);
+      else resolve(addresses.map((entry) => entry.address));
+    });
+  });
+}
+
 /** The `code` of the error a guarded lookup fails with. */
 export const ADDRESS_BLOCKED = 'ERR_ADDRESS_BLOCKED';
 
@@ -115,9 +135,12 @@ export const ADDRESS_BLOCKED = 'ERR_ADDRESS_BLOCKED';
  * connected to is the one checked (no window for DNS rebinding between a check and the call).
  * `who` names the caller in the error: "… resolves to 10.0.0.5, which webhooks may not call".
  */
-export function publicAddressLookup(who: string): LookupFunction {
+export function publicAddressLookup(
+  who: string,
+  dnsLookup: DnsLookup = dns.lookup,
+): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) {
         callback(error, '');
         return;

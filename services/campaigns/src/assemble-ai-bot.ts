@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import type { Connection } from 'mongoose';
 import {
-  createSecretBox,
-  secretEncryptionKey,
+  serviceSecretBox,
+  startFieldReseal,
   type Logger,
   type UrlPolicy,
 } from '@switchboard/service-kit';
@@ -19,28 +19,35 @@ export interface AiBot {
   settings: AiBotSettingsDeps;
   /** The last step of the answer order (issue 8 point 2). */
   respond: Responder;
-  shutdown(): void;
+  shutdown(): Promise<void>;
 }
 
 /** The AI bot's parts, from the campaigns service's config, database and clients. */
-export function assembleAiBot(options: {
+export async function assembleAiBot(options: {
   config: CampaignsConfig;
   db: Connection;
   clients: ServiceClients;
   logger: Logger;
-}): AiBot {
+}): Promise<AiBot> {
   const { config, logger } = options;
-  if (!config.AI_BOT_KEY_ENCRYPTION_KEY && config.NODE_ENV === 'production') {
-    logger.warn('AI_BOT_KEY_ENCRYPTION_KEY is not set; deriving it from the internal secret');
-  }
-  const secrets = createSecretBox(
-    secretEncryptionKey(config.AI_BOT_KEY_ENCRYPTION_KEY, config.INTERNAL_API_SECRET, {
-      salt: 'switchboard-campaigns',
-      info: 'ai-bot-key-encryption',
-    }),
-  );
+  const secrets = serviceSecretBox({
+    config,
+    purpose: { salt: 'switchboard-campaigns', info: 'ai-bot-key-encryption' },
+    legacyKey: config.AI_BOT_KEY_ENCRYPTION_KEY,
+    logger,
+  });
+  // Keys at rest move to the current key at start, and on a timer for values a replica that did
+  // not know the new key yet wrote during a rotation.
+  const reseal = await startFieldReseal({
+    db: options.db,
+    collection: 'ai_bot_settings',
+    field: 'api_key_sealed',
+    box: secrets,
+    everyMs: config.SECRET_RESEAL_INTERVAL_MS,
+    logger,
+  });
   const urlPolicy: UrlPolicy = {
-    allowPrivate: config.AI_BOT_ALLOW_PRIVATE_URLS,
+    allowPrivate: config.ALLOW_PRIVATE_URLS,
     resolve: async (host) => (await lookup(host, { all: true })).map((entry) => entry.address),
   };
   const settings = createAiBotSettingsStore(options.db);
@@ -65,6 +72,9 @@ export function assembleAiBot(options: {
       historyMessages: config.AI_BOT_HISTORY_MESSAGES,
       logger: logger.child({ component: 'ai-bot' }),
     }),
-    shutdown: () => chat.shutdown(),
+    async shutdown() {
+      await reseal.stop();
+      chat.shutdown();
+    },
   };
 }

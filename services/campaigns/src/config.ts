@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   baseConfigShape,
-  booleanFlag,
   encryptionKeySchema,
   loadConfig,
   portSchema,
@@ -32,9 +31,7 @@ export const campaignsConfigSchema = z.object({
   AI_BOT_BREAKER_ERROR_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
   AI_BOT_BREAKER_VOLUME: z.coerce.number().int().positive().default(5),
   AI_BOT_BREAKER_RESET_MS: z.coerce.number().int().positive().default(30_000),
-  /** Development and tests: allow http:// and private, loopback and link-local endpoints. */
-  AI_BOT_ALLOW_PRIVATE_URLS: booleanFlag(false),
-  /** 32 bytes, base64: the AES-256-GCM key of the bots' API keys at rest; else derived from INTERNAL_API_SECRET. */
+  /** The former single key of the bots' API keys (32 bytes, base64): opens what it sealed; see SECRET_ENCRYPTION_KEYS. */
   AI_BOT_KEY_ENCRYPTION_KEY: encryptionKeySchema,
   /** A flow session no message has moved for this long is over (issue 8 point 3). */
   FLOW_SESSION_TIMEOUT_MS: z.coerce

@@ -92,7 +92,7 @@ export function startService(
         logger,
         sendTimeoutMs: config.SEND_TIMEOUT_MS,
       });
-      const aiBot = assembleAiBot({ config, db, clients, logger });
+      const aiBot = await assembleAiBot({ config, db, clients, logger });
       const relay = createEventRelay({
         sources: [campaigns.outbox],
         publish: async (event) => {
@@ -179,7 +179,7 @@ export function startService(
           await jobs?.stop();
           await dispatcher.idle();
           await relay.stop();
-          aiBot.shutdown();
+          await aiBot.shutdown();
           clients.shutdown();
           organizations.shutdown();
         },

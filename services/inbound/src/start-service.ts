@@ -1,10 +1,19 @@
-import { startServiceRuntime, type RunningService } from '@switchboard/service-kit';
+import {
+  reportReseal,
+  serviceSecretBox,
+  startResealJob,
+  startServiceRuntime,
+  type RunningService,
+} from '@switchboard/service-kit';
 import type { InboundConfig } from './config';
 import { createChannelCopyStore } from './data-access/channel-copy-store';
 import { createInboundEventStore } from './data-access/inbound-event-store';
 import { startRelay } from './entry-points/jobs/relay-and-cleanup';
 import { receiveRoutes } from './entry-points/http/receive-routes';
 import { createChannelDirectory } from './outbound/channel-directory';
+
+/** What inbound's keys are narrowed to (changing it makes the kept copies unreadable). */
+const CHANNEL_COPY_PURPOSE = { salt: 'switchboard-inbound', info: 'channel-copies' };
 
 /** The provider's webhook: verify, store, answer, publish (and relay what could not be published). */
 export function startService(config: InboundConfig): Promise<RunningService<InboundConfig>> {
@@ -14,11 +23,22 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
     async setup({ db, broker, logger }) {
       const store = createInboundEventStore(db);
       await store.init();
+      const copies = createChannelCopyStore(
+        db,
+        serviceSecretBox({ config, purpose: CHANNEL_COPY_PURPOSE, logger }),
+      );
+      reportReseal(logger, 'channel copies', await copies.reseal());
+      const reseal = startResealJob({
+        what: 'channel copies',
+        everyMs: config.SECRET_RESEAL_INTERVAL_MS,
+        logger,
+        reseal: () => copies.reseal(),
+      });
       const channels = createChannelDirectory({
         messagingUrl: config.MESSAGING_URL,
         internalSecret: config.INTERNAL_API_SECRET,
         ttlMs: config.CHANNEL_CACHE_TTL_MS,
-        copies: createChannelCopyStore(db),
+        copies,
         logger,
       });
       let relay: { stop(): Promise<void> } | undefined;
@@ -41,6 +61,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
           });
         },
         onStop: async () => {
+          await reseal.stop();
           await relay?.stop();
           channels.shutdown();
         },

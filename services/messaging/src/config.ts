@@ -58,8 +58,6 @@ export const messagingConfigSchema = z.object({
     .default(10 * 60 * 1000),
   /** How long an accountStatus answer is reused (account webhooks clear it sooner). */
   ACCOUNT_STATUS_CACHE_MS: z.coerce.number().int().min(0).default(30_000),
-  /** Template media by URL may come from private addresses and plain http (development, tests). */
-  MEDIA_ALLOW_PRIVATE_URLS: booleanFlag(false),
 });
 
 export type MessagingConfig = z.infer<typeof messagingConfigSchema>;

@@ -4,7 +4,10 @@ import {
   apiPathsOwnedBy,
   nextId,
   notImplementedRoutes,
+  reportReseal,
+  serviceSecretBox,
   startPeriodicJob,
+  startResealJob,
   startServiceRuntime,
   type PeriodicJob,
   type RunningService,
@@ -36,6 +39,9 @@ import { createCloudApi } from './outbound/cloud-api';
 import { createContactsClient } from './outbound/contacts-client';
 import { simulatorRegistrar } from './outbound/simulator-control';
 
+/** What messaging's keys are narrowed to (changing it makes stored credentials unreadable). */
+const CHANNEL_SECRET_PURPOSE = { salt: 'switchboard-messaging', info: 'channel-credentials' };
+
 /** Operations of spec §4.3 owned by messaging and served here. */
 const SERVED = new Set(
   [
@@ -59,18 +65,22 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
     service: 'messaging',
     config,
     async setup({ db, broker, logger }) {
-      const channels = createChannelStore(db);
+      const channels = createChannelStore(
+        db,
+        serviceSecretBox({ config, purpose: CHANNEL_SECRET_PURPOSE, logger }),
+      );
       const messages = createMessageStore(db);
       const conversations = createConversationStore(db);
       const notices = createNoticeStore(db);
       const templates = createTemplateStore(db);
-      await Promise.all([
+      const [channelsResealed] = await Promise.all([
         channels.init(),
         messages.init(),
         conversations.init(),
         notices.init(),
         templates.init(),
       ]);
+      reportReseal(logger, 'channels', channelsResealed);
       const quotas = createQuotaStore(db);
       const idempotency = createIdempotencyStore(db);
 
@@ -121,6 +131,12 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       );
       let templateSync: PeriodicJob | undefined;
       let sendRecovery: PeriodicJob | undefined;
+      const reseal = startResealJob({
+        what: 'channels',
+        everyMs: config.SECRET_RESEAL_INTERVAL_MS,
+        logger,
+        reseal: () => channels.reseal(),
+      });
       const sender = createSender({
         nextMessageId,
         messages,
@@ -159,7 +175,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             ...templateDeps,
             media: {
               maxBytes: config.MEDIA_MAX_BYTES,
-              allowPrivateUrls: config.MEDIA_ALLOW_PRIVATE_URLS,
+              allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
             },
           });
           notImplementedRoutes(
@@ -218,6 +234,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           });
         },
         onStop: async () => {
+          await reseal.stop();
           await templateSync?.stop();
           await sendRecovery?.stop();
           await relay.stop();

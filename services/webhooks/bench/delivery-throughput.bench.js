@@ -153,7 +153,7 @@ async function main() {
     AMQP_URL: amqpUrl.toString(),
     INTERNAL_API_SECRET: secret,
     LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ALLOW_PRIVATE_URLS: 'true',
   });
   const service = await startService(config);
   const concurrency = Math.min(

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { WEBHOOK_RETRY_STEPS } from '@switchboard/contracts';
 import {
   baseConfigShape,
-  booleanFlag,
   encryptionKeySchema,
   loadConfig,
   portSchema,
@@ -40,8 +39,6 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
   /** The attempt that `POST /{id}/test` waits for is cut shorter, so it answers within the gateway's timeout. */
   WEBHOOK_TEST_TIMEOUT_MS: positiveInt(8_000),
-  /** Development and tests: allow http:// and private, loopback and link-local addresses. */
-  WEBHOOK_ALLOW_PRIVATE_URLS: booleanFlag(false),
   /** Requests in flight to one endpoint at a time. */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(10),
   /** Unacked delivery messages this process holds; bounds the attempts in flight in total. */
@@ -60,7 +57,7 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
   /** Delivery logs (and deliveries) older than this are removed by a periodic cleanup. */
   WEBHOOK_LOG_RETENTION_DAYS: positiveInt(30),
-  /** 32 bytes, base64: the AES-256-GCM key of webhook secrets at rest; else derived from INTERNAL_API_SECRET. */
+  /** The former single key of webhook secrets (32 bytes, base64): opens what it sealed; see SECRET_ENCRYPTION_KEYS. */
   WEBHOOK_SECRET_ENCRYPTION_KEY: encryptionKeySchema,
 });
 

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import {
-  createSecretBox,
+  serviceSecretBox,
+  startFieldReseal,
   startServiceRuntime,
   type RunningService,
 } from '@switchboard/service-kit';
@@ -12,7 +13,7 @@ import { EndpointGate } from './domain/endpoint-gate';
 import type { ManageDeps } from './domain/manage-webhooks';
 import { startRetentionCleanup } from './domain/retention';
 import { RetrySchedule } from './domain/retry-schedule';
-import { webhookSecretKey } from './domain/webhook-secret';
+import { WEBHOOK_SECRET_PURPOSE } from './domain/webhook-secret';
 import { brokerDeliveryQueue, startConsumers } from './entry-points/broker/consumers';
 import { webhookRoutes } from './entry-points/http/webhook-routes';
 import { createWebhookHttpClient } from './outbound/webhook-http-client';
@@ -26,21 +27,27 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
     topology: schedule.topology(),
     async setup({ db, broker, logger }) {
       if (!broker) throw new Error('the webhooks service needs the broker');
-      if (!config.WEBHOOK_SECRET_ENCRYPTION_KEY && config.NODE_ENV === 'production') {
-        logger.warn(
-          'WEBHOOK_SECRET_ENCRYPTION_KEY is not set; deriving it from the internal secret',
-        );
-      }
       const webhooks = createWebhookStore(db, { cacheTtlMs: config.WEBHOOK_CACHE_TTL_MS });
       const deliveries = createDeliveryStore(db);
       await Promise.all([webhooks.init(), deliveries.init()]);
 
-      const secrets = createSecretBox(
-        webhookSecretKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY, config.INTERNAL_API_SECRET),
-      );
+      const secrets = serviceSecretBox({
+        config,
+        purpose: WEBHOOK_SECRET_PURPOSE,
+        legacyKey: config.WEBHOOK_SECRET_ENCRYPTION_KEY,
+        logger,
+      });
+      const reseal = await startFieldReseal({
+        db,
+        collection: 'webhooks',
+        field: 'secret_sealed',
+        box: secrets,
+        everyMs: config.SECRET_RESEAL_INTERVAL_MS,
+        logger,
+      });
       const http = createWebhookHttpClient({
         logger,
-        allowPrivateUrls: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+        allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         breaker: {
           errorThresholdPercentage: config.WEBHOOK_BREAKER_ERROR_PERCENT,
@@ -66,7 +73,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
         deliveries,
         secrets,
         urlPolicy: {
-          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+          allowPrivate: config.ALLOW_PRIVATE_URLS,
           resolve: async (host) =>
             (await lookup(host, { all: true })).map((entry) => entry.address),
         },
@@ -90,6 +97,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
             },
           ),
         onStop: async () => {
+          await reseal.stop();
           await retention.stop();
           await deliveries.drain();
           http.shutdown();

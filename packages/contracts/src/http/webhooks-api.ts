@@ -34,7 +34,7 @@ export const WebhookEventsSchema = z
 
 /**
  * An absolute URL without credentials, normalized. Whether plain `http://` and private addresses
- * are allowed is the webhooks service's configuration (`WEBHOOK_ALLOW_PRIVATE_URLS`).
+ * are allowed is the webhooks service's configuration (`ALLOW_PRIVATE_URLS`).
  */
 export const WebhookUrlSchema = z
   .string()

@@ -6,6 +6,7 @@ import type { ServiceMetrics } from '../metrics';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { healthRoutes, type ReadinessCheck } from './health-routes';
 import { metricsRoute, recordHttpMetrics } from './metrics-routes';
+import { redactPath } from '../span-redaction';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -70,7 +71,7 @@ function requestContext(logger: Logger) {
       if (req.path === '/livez' || req.path === '/readyz') return;
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       requestLogger(res).info(
-        { method: req.method, path: req.path, status: res.statusCode, durationMs },
+        { method: req.method, path: redactPath(req.path), status: res.statusCode, durationMs },
         'request',
       );
     });

@@ -27,4 +27,21 @@ describe('loadConfig', () => {
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
+
+  test('when nothing says otherwise, then customer URLs may not reach private addresses; a variable it replaced stops the start naming ALLOW_PRIVATE_URLS', () => {
+    const secret = { INTERNAL_API_SECRET: 'x'.repeat(16) };
+    expect(loadConfig(schema, secret).ALLOW_PRIVATE_URLS).toBe(false);
+    expect(loadConfig(schema, { ...secret, ALLOW_PRIVATE_URLS: 'true' }).ALLOW_PRIVATE_URLS).toBe(
+      true,
+    );
+    for (const replaced of [
+      'WEBHOOK_ALLOW_PRIVATE_URLS',
+      'AI_BOT_ALLOW_PRIVATE_URLS',
+      'MEDIA_ALLOW_PRIVATE_URLS',
+    ]) {
+      expect(() => loadConfig(schema, { ...secret, [replaced]: 'true' })).toThrow(
+        `${replaced}: replaced by ALLOW_PRIVATE_URLS`,
+      );
+    }
+  });
 });

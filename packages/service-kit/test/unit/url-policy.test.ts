@@ -62,6 +62,17 @@ describe('urlPolicyViolation', () => {
     expect(await urlPolicyViolation('http://127.0.0.1:3000/in', policy)).toBeUndefined();
   });
 
+  test('when the URL carries a user name or password, then it is refused, even where private URLs are allowed', async () => {
+    for (const allowPrivate of [false, true]) {
+      const policy = { ...resolvingTo('93.184.215.14'), allowPrivate };
+      for (const url of ['https://user:pw@example.com/v1', 'https://key@example.com/v1']) {
+        expect(await urlPolicyViolation(url, policy)).toBe(
+          'must not carry a user name or password',
+        );
+      }
+    }
+  });
+
   test('when the URL is http, then it is refused', async () => {
     expect(await urlPolicyViolation('http://example.com/in', resolvingTo('93.184.215.14'))).toBe(
       'must be an https:// URL',

@@ -33,7 +33,7 @@ beforeAll(async () => {
   chat = await startChatCompletionsServer();
   system = await startMessagingSystem('aibotresp', {
     campaignsEnv: {
-      AI_BOT_ALLOW_PRIVATE_URLS: 'true',
+      ALLOW_PRIVATE_URLS: 'true',
       AI_BOT_HISTORY_MESSAGES: String(HISTORY),
       AI_BOT_TIMEOUT_MS: String(TIMEOUT_MS),
       AI_BOT_BREAKER_VOLUME: String(BREAKER_VOLUME),
@@ -44,11 +44,11 @@ beforeAll(async () => {
     // ask the endpoint about every message these tests write (test/e2e/bots.test.ts does that).
     campaignsOptions: { responders: { aiBot: async () => null } },
   });
-  ({ bot, logs } = aiBotOf(system));
+  ({ bot, logs } = await aiBotOf(system));
 });
 
 afterAll(async () => {
-  bot?.shutdown();
+  await bot?.shutdown();
   await system?.stop();
   await chat?.stop();
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AIBotSettingsResponseSchema } from '@switchboard/contracts';
-import { createSecretBox } from '@switchboard/service-kit';
+import { singleKeySecretBox } from '@switchboard/service-kit';
 import {
   startMessagingSystem,
   type MessagingSystem,
@@ -14,7 +14,7 @@ let system: MessagingSystem;
 
 beforeAll(async () => {
   system = await startMessagingSystem('aibotset', {
-    campaignsEnv: { AI_BOT_ALLOW_PRIVATE_URLS: 'true' },
+    campaignsEnv: { ALLOW_PRIVATE_URLS: 'true' },
   });
 });
 
@@ -71,7 +71,7 @@ describe('AI bot settings (getAIBotSettings, updateAIBotSettings)', () => {
       .findOne({ _id: String(org.company_id) as never });
     expect(stored).toMatchObject({ company_id: org.company_id, api_key_last_four: 'WXYZ' });
     expect(JSON.stringify(stored)).not.toContain('0123456789abcdef');
-    expect(stored!.api_key_sealed).toMatch(/^v1\./);
+    expect(stored!.api_key_sealed).toMatch(/^v2\./);
   });
 
   test('when only some fields are updated, then the others stay; a null key removes the key; an endpoint given with /chat/completions is kept as its base URL', async () => {
@@ -125,6 +125,11 @@ describe('AI bot settings (getAIBotSettings, updateAIBotSettings)', () => {
       /^system_prompt: /,
     ],
     ['a key that is no string', { ...SETTINGS, api_key: 42 }, /^api_key: /],
+    [
+      'an endpoint with a user name and password',
+      { ...SETTINGS, endpoint: 'https://user:pw@llm.example.com/v1' },
+      /^endpoint: must not carry a user name or password/,
+    ],
     [
       'no endpoint, enabled',
       { model: 'tiny-chat' },
@@ -192,7 +197,7 @@ describe('AI bot settings (getAIBotSettings, updateAIBotSettings)', () => {
   test('when private URLs are not allowed, then an http:// or private endpoint is refused naming the endpoint', async () => {
     const deps = {
       settings: createAiBotSettingsStore(system.campaigns!.db),
-      secrets: createSecretBox(randomBytes(32)),
+      secrets: singleKeySecretBox(randomBytes(32)),
       urlPolicy: { allowPrivate: false, resolve: async () => ['10.0.0.8'] },
     };
     const base = { model: 'tiny-chat', system_prompt: '' };

@@ -24,7 +24,7 @@ export interface LogLine {
  * service's own config and database and a client of the real messaging service, with its log
  * lines kept for the test to read.
  */
-export function aiBotOf(system: MessagingSystem): { bot: AiBot; logs: LogLine[] } {
+export async function aiBotOf(system: MessagingSystem): Promise<{ bot: AiBot; logs: LogLine[] }> {
   const campaigns = system.campaigns!;
   const logs: LogLine[] = [];
   const sink = new Writable({
@@ -43,12 +43,12 @@ export function aiBotOf(system: MessagingSystem): { bot: AiBot; logs: LogLine[] 
     logger,
     sendTimeoutMs: campaigns.config.SEND_TIMEOUT_MS,
   });
-  const bot = assembleAiBot({ config: campaigns.config, db: campaigns.db, clients, logger });
+  const bot = await assembleAiBot({ config: campaigns.config, db: campaigns.db, clients, logger });
   return {
     bot: {
       ...bot,
-      shutdown: () => {
-        bot.shutdown();
+      async shutdown() {
+        await bot.shutdown();
         clients.shutdown();
       },
     },

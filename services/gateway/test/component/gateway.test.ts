@@ -65,9 +65,11 @@ describe('gateway organizations and tokens', () => {
       .findOne({ company_id: organization.company_id });
     expect(stored).toMatchObject({
       phone_number_id: channel.phone_number_id,
-      app_secret: channel.app_secret,
-      verify_token: channel.verify_token,
+      app_secret_sealed: expect.stringMatching(/^v2\./),
+      verify_token_sealed: expect.stringMatching(/^v2\./),
     });
+    expect(JSON.stringify(stored)).not.toContain(channel.app_secret);
+    expect(JSON.stringify(stored)).not.toContain(channel.verify_token);
   });
 
   test('when messaging cannot provision the channel, then creation answers 503 and leaves no organization', async () => {
@@ -88,8 +90,11 @@ describe('gateway organizations and tokens', () => {
     }
   });
 
-  test('when the admin points a channel at Meta, then it is stored and no secret is echoed', async () => {
+  test('when the admin points a channel at Meta, then it is stored, its token only sealed, and no secret is echoed', async () => {
     const { organization } = await newOrganization();
+    const storedChannel = () =>
+      stack.messaging.db.collection('channels').findOne({ company_id: organization.company_id });
+    const before = await storedChannel();
     const response = await admin(`/admin/organizations/${organization.company_id}/channel`, {
       method: 'PUT',
       body: JSON.stringify({
@@ -107,10 +112,10 @@ describe('gateway organizations and tokens', () => {
       provider_base_url: 'https://graph.facebook.com',
       phone_number_id: '106540352242922',
     });
-    const stored = await stack.messaging.db
-      .collection('channels')
-      .findOne({ company_id: organization.company_id });
-    expect(stored?.access_token).toBe('EAAG-secret-token');
+    const stored = await storedChannel();
+    expect(stored?.access_token_sealed).toMatch(/^v2\./);
+    expect(stored?.access_token_sealed).not.toBe(before?.access_token_sealed);
+    expect(JSON.stringify(stored)).not.toContain('EAAG-secret-token');
   });
 
   test('when a channel update is invalid or for an unknown organization, then 422 or 404', async () => {

@@ -53,8 +53,7 @@ export function createChannelDirectory(options: ChannelDirectoryOptions) {
         const copy = await options.copies.find(token);
         if (copy) {
           options.logger.warn({ err: error }, 'messaging unavailable; using the kept channel copy');
-          const { _id, fetched_at: _fetchedAt, ...kept } = copy;
-          return kept;
+          return copy;
         }
         throw new AppError('dependency_unavailable', 'Channel lookup is unavailable', {
           cause: error,

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib';
 import {
   EXCHANGES,
@@ -215,6 +215,39 @@ describe('inbound webhook (spec §4.4)', () => {
       expect(response.status).toBe(200);
       const forged = await post(directUrl(), body, sign(body, 'wrong'));
       expect(forged.status).toBe(403);
+    } finally {
+      await stack.restartMessaging();
+    }
+  });
+
+  test("when copies were kept in clear by an earlier version, then at start they are keyed by the token's digest with sealed secrets, and still verify while messaging is down", async () => {
+    const oldToken = randomBytes(32).toString('base64url');
+    const secrets = { app_secret: randomBytes(16).toString('hex'), verify_token: 'vt-' + sequence };
+    await inbound.db.collection('channel_copies').insertOne({
+      _id: oldToken as never,
+      company_id: org.organization.company_id,
+      phone_number_id: org.channel.phone_number_id,
+      waba_id: '1'.repeat(15),
+      ...secrets,
+      fetched_at: new Date(),
+    });
+    const { config, port } = inbound;
+    await inbound.stop();
+    inbound = await startService({ ...config, PORT: port });
+
+    const copies = await inbound.db.collection('channel_copies').find().toArray();
+    expect(copies.map((copy) => copy._id)).not.toContain(oldToken);
+    expect(JSON.stringify(copies)).not.toContain(oldToken);
+    expect(JSON.stringify(copies)).not.toContain(secrets.app_secret);
+    expect(copies.every((copy) => /^v2\./.test(String(copy.app_secret_sealed)))).toBe(true);
+
+    await stack.messaging.stop();
+    try {
+      const challenge = `${inbound.url}/webhook/svc/receive/${oldToken}?hub.mode=subscribe&hub.challenge=42`;
+      const verified = await fetch(`${challenge}&hub.verify_token=${secrets.verify_token}`);
+      expect(verified.status).toBe(200);
+      expect(await verified.text()).toBe('42');
+      expect((await fetch(`${challenge}&hub.verify_token=wrong`)).status).toBe(403);
     } finally {
       await stack.restartMessaging();
     }

@@ -28,7 +28,7 @@ beforeAll(async () => {
   system = await startMessagingSystem('templates', {
     messagingEnv: {
       EMIT_RESERVED_EVENTS: 'true',
-      MEDIA_ALLOW_PRIVATE_URLS: 'true',
+      ALLOW_PRIVATE_URLS: 'true',
       ACCOUNT_STATUS_CACHE_MS: '60000',
     },
     // Decisions come after 300 ms, so a test sees PENDING first.

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { WEBHOOK_SECRET_PREFIX } from '@switchboard/contracts';
-import { secretEncryptionKey } from '@switchboard/service-kit';
 
 const SECRET_BYTES = 32;
 
@@ -16,10 +15,8 @@ export function maskSecret(lastFour: string): string {
 
 export const lastFourOf = (secret: string): string => secret.slice(-4);
 
-/** The key that seals webhook secrets; the derivation stays what it was, so stored secrets open. */
-export function webhookSecretKey(configured: string | undefined, internalSecret: string): Buffer {
-  return secretEncryptionKey(configured, internalSecret, {
-    salt: 'switchboard-webhooks',
-    info: 'webhook-secret-encryption',
-  });
-}
+/** What the webhooks' keys are narrowed to; stays what it was, so stored secrets open. */
+export const WEBHOOK_SECRET_PURPOSE = {
+  salt: 'switchboard-webhooks',
+  info: 'webhook-secret-encryption',
+};

@@ -15,7 +15,7 @@ let harness: Harness;
 let endpoint: Receiver;
 
 beforeAll(async () => {
-  harness = await startHarness('wh_ssrf', { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
+  harness = await startHarness('wh_ssrf', { ALLOW_PRIVATE_URLS: 'false' });
   endpoint = await startReceiver();
 });
 
@@ -24,7 +24,7 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-describe('private addresses are refused unless WEBHOOK_ALLOW_PRIVATE_URLS is on', () => {
+describe('private addresses are refused unless ALLOW_PRIVATE_URLS is on', () => {
   test.each([
     ['plain http', 'http://hooks.example.com/in', 'https://'],
     ['the loopback by name', 'https://localhost:8443/in', 'private'],

@@ -29,7 +29,7 @@ const run = promisify(execFile);
 
 /** Shrunk delays so that a whole retry schedule fits in a test. */
 export const FAST_ENV = {
-  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_RETRY_DELAYS: '0.3,0.6,0.9',
   WEBHOOK_TIMEOUT_MS: '1000',
   WEBHOOK_TEST_TIMEOUT_MS: '1000',

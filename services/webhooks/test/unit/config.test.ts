@@ -10,7 +10,7 @@ describe('webhooks configuration', () => {
       WEBHOOK_RETRY_DELAYS: [10_000, 30_000, 60_000],
       WEBHOOK_MAX_ATTEMPTS: 3,
       WEBHOOK_TIMEOUT_MS: 10_000,
-      WEBHOOK_ALLOW_PRIVATE_URLS: false,
+      ALLOW_PRIVATE_URLS: false,
     });
   });
 

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { createSecretBox, secretEncryptionKey } from '@switchboard/service-kit';
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createSecretBox, secretKeyRing } from '@switchboard/service-kit';
 import {
   generateWebhookSecret,
   lastFourOf,
   maskSecret,
-  webhookSecretKey,
+  WEBHOOK_SECRET_PURPOSE,
 } from '../../src/domain/webhook-secret';
 
 describe('webhook secrets', () => {
@@ -20,21 +20,26 @@ describe('webhook secrets', () => {
     expect(maskSecret(lastFourOf(secret))).toBe('whsec_…EFG=');
   });
 
-  test('when a webhook secret is sealed with the key derived from the internal secret, then it opens with the key webhooks always derived', () => {
-    const derived = webhookSecretKey(undefined, 'internal-secret-of-the-cluster');
-    // The derivation webhooks used before the box moved to the service kit: stored secrets still open.
-    expect(derived).toEqual(
-      secretEncryptionKey(undefined, 'internal-secret-of-the-cluster', {
-        salt: 'switchboard-webhooks',
-        info: 'webhook-secret-encryption',
-      }),
+  test("when a webhook secret was sealed before key ids existed, with the key webhooks always derived, then the webhooks' box still opens it", () => {
+    const internalSecret = 'internal-secret-of-the-cluster';
+    // The derivation webhooks always used, and the sealed form of that time (`v1.`).
+    const derived = hkdfSync(
+      'sha256',
+      internalSecret,
+      'switchboard-webhooks',
+      'webhook-secret-encryption',
+      32,
     );
     const secret = generateWebhookSecret();
-    const sealed = createSecretBox(derived).seal(secret);
-    expect(
-      createSecretBox(webhookSecretKey(undefined, 'internal-secret-of-the-cluster')).open(sealed),
-    ).toBe(secret);
-    const configured = randomBytes(32);
-    expect(webhookSecretKey(configured.toString('base64'), 'x')).toEqual(configured);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', Buffer.from(derived), iv);
+    const data = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+    const sealed = ['v1', iv, cipher.getAuthTag(), data]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64')))
+      .join('.');
+    const box = createSecretBox(
+      secretKeyRing({ keys: undefined, internalSecret, purpose: WEBHOOK_SECRET_PURPOSE }),
+    );
+    expect(box.open(sealed)).toBe(secret);
   });
 });

@@ -1,7 +1,15 @@
 import axios from 'axios';
-import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
 import { TEMPLATE_MEDIA_RULES, type TemplateMediaType } from '@switchboard/contracts';
-import { AppError, urlPolicyViolation, withheldTraceContext } from '@switchboard/service-kit';
+import {
+  AppError,
+  publicAddressLookup,
+  resolveAll,
+  urlPolicyViolation,
+  withheldTraceContext,
+  type DnsLookup,
+} from '@switchboard/service-kit';
 import type { MediaUpload } from '../../outbound/cloud-api';
 import type { TemplateDeps } from './manage-templates';
 import { providerError } from './manage-templates';
@@ -13,6 +21,8 @@ export interface MediaFetchPolicy {
   maxBytes: number;
   /** Development and tests: URLs on private addresses and plain http are allowed. */
   allowPrivateUrls: boolean;
+  /** The name service (tests answer with their own addresses); `dns.lookup` by default. */
+  dnsLookup?: DnsLookup;
 }
 
 const baseType = (mimeType: string) => mimeType.split(';')[0]!.trim().toLowerCase();
@@ -38,7 +48,9 @@ export function checkTemplateMedia(media: MediaUpload): void {
 
 /**
  * Downloads a header example from the customer's URL. The URL must pass the same policy as
- * webhook URLs (https, public addresses only): it is fetched from inside our network.
+ * webhook URLs (https, public addresses only): it is fetched from inside our network. The
+ * connection resolves the name again through a lookup that refuses non-public addresses, so a
+ * name that answers differently the second time (DNS rebinding) cannot reach inside.
  */
 export async function fetchTemplateMedia(
   url: string,
@@ -46,9 +58,12 @@ export async function fetchTemplateMedia(
 ): Promise<MediaUpload> {
   const violation = await urlPolicyViolation(url, {
     allowPrivate: policy.allowPrivateUrls,
-    resolve: async (host) => (await lookup(host, { all: true })).map((entry) => entry.address),
+    resolve: (host) => resolveAll(host, policy.dnsLookup),
   });
   if (violation) throw new AppError('validation_failed', `url: ${violation}`);
+  const lookup = policy.allowPrivateUrls
+    ? undefined
+    : publicAddressLookup('template media', policy.dnsLookup);
   let response;
   try {
     // The customer's server gets no trace context of ours.
@@ -59,6 +74,10 @@ export async function fetchTemplateMedia(
         maxContentLength: policy.maxBytes,
         maxRedirects: 0,
         validateStatus: () => true,
+        // A proxy from the environment would do its own lookup.
+        proxy: false,
+        httpAgent: new http.Agent({ lookup }),
+        httpsAgent: new https.Agent({ lookup }),
       }),
     );
   } catch (error) {
