@@ -130,7 +130,15 @@ async function launchSystem({
     const entry = processes.get(name);
     const child = spawn(process.execPath, [MAIN_FILES[name]], {
       cwd: ROOT,
-      env: { ...process.env, ...wiringEnv(ports, host), ...env, PORT: String(ports[name]) },
+      env: {
+        // A restart after a crash boots in the time the gateway answers 503: Node's on-disk
+        // compile cache takes a fifth off loading the modules (Node 22.1 and later).
+        NODE_COMPILE_CACHE: path.join(ROOT, '.data', 'node-compile-cache'),
+        ...process.env,
+        ...wiringEnv(ports, host),
+        ...env,
+        PORT: String(ports[name]),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     entry.child = child;
