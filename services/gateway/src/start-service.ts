@@ -4,6 +4,7 @@ import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { methodGuard } from './entry-points/http/method-guard';
 import { internalRoutes } from './entry-points/http/internal-routes';
 import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
@@ -37,6 +38,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           app.all('/webhook/svc/receive/:token', (req, res) => proxy.forward('inbound', req, res));
         },
         routes: (router) => {
+          router.use(methodGuard());
           adminRoutes(router, {
             adminToken: config.ADMIN_API_TOKEN,
             store,
