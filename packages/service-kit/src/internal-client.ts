@@ -24,6 +24,8 @@ export function createInternalClient(options: {
     baseURL: options.baseURL,
     timeoutMs: options.timeoutMs ?? 5_000,
     logger: options.logger,
+    // An answer, even a 5xx about one organization's send, is not the service being down.
+    countsAsFailure: () => false,
   });
 
   async function request(

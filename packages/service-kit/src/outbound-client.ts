@@ -31,7 +31,13 @@ export interface OutboundClientOptions {
   logger: Logger;
   baseURL?: string;
   timeoutMs: number;
-  /** Statuses that count as the remote failing (they trip the breaker but still reach the caller). */
+  /**
+   * Statuses that count as the remote failing (they trip the breaker but still reach the caller).
+   * Default: none, only no answer (timeout, refused connection) counts. Another Switchboard
+   * service that answers is up, and its 5xx may be about one tenant's request (messaging's 502
+   * for one channel's provider error); counting it would pause every tenant's calls. Remotes
+   * outside Switchboard (the provider, customer endpoints) pass `status >= 500`.
+   */
   countsAsFailure?: (status: number) => boolean;
   breaker?: {
     errorThresholdPercentage?: number;
@@ -60,8 +66,7 @@ export interface OutboundClient {
   shutdown(): void;
 }
 
-const defaultCountsAsFailure = (status: number) =>
-  status === 502 || status === 503 || status === 504;
+const defaultCountsAsFailure = () => false;
 
 /** The one way to call a remote: explicit timeout, no redirects, and a breaker so a dead remote fails fast. */
 export function createOutboundClient(options: OutboundClientOptions): OutboundClient {

@@ -295,6 +295,7 @@ describe('service metrics', () => {
       timeoutMs: 1_000,
       logger,
       metrics,
+      countsAsFailure: (status) => status >= 500,
       breaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 60_000 },
     });
     for (let i = 0; i < 3; i++) await client.request({ url: '/503' });

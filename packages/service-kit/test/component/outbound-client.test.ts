@@ -23,13 +23,14 @@ beforeAll(async () => {
 
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-const newClient = (baseURL = base) =>
+const newClient = (baseURL = base, countsAsFailure?: (status: number) => boolean) =>
   createOutboundClient({
     name: 'remote',
     baseURL,
     timeoutMs: 200,
     logger,
     breaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 60_000 },
+    ...(countsAsFailure ? { countsAsFailure } : {}),
   });
 
 describe('createOutboundClient', () => {
@@ -57,10 +58,30 @@ describe('createOutboundClient', () => {
   });
 
   test('when the remote keeps failing, then the breaker opens and calls fail fast without reaching it', async () => {
-    const client = newClient();
+    const client = newClient(base, (status) => status >= 500);
     for (let i = 0; i < 3; i++) await client.request({ url: '/503' });
     expect(client.isCircuitOpen()).toBe(true);
     await expect(client.request({ url: '/200' })).rejects.toMatchObject({ kind: 'circuit_open' });
+    client.shutdown();
+  });
+
+  test('when the remote keeps not answering, then the breaker opens by default', async () => {
+    const client = newClient();
+    for (let i = 0; i < 3; i++) {
+      await expect(client.request({ url: '/slow' })).rejects.toMatchObject({ kind: 'timeout' });
+    }
+    expect(client.isCircuitOpen()).toBe(true);
+    await expect(client.request({ url: '/200' })).rejects.toMatchObject({ kind: 'circuit_open' });
+    client.shutdown();
+  });
+
+  test('when the remote answers 502, 503 or 504 and nothing says they count, then they pass through and the breaker stays closed', async () => {
+    const client = newClient();
+    for (const status of [502, 503, 504, 503, 502, 504]) {
+      expect((await client.request({ url: `/${status}` })).status).toBe(status);
+    }
+    expect(client.isCircuitOpen()).toBe(false);
+    expect((await client.request({ url: '/200' })).status).toBe(200);
     client.shutdown();
   });
 

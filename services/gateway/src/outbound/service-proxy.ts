@@ -54,6 +54,9 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         baseURL,
         timeoutMs: options.timeoutMs,
         logger: options.logger,
+        // Any answer of an owner is passed on: messaging's 502/503 is one channel's provider
+        // failing, and counting it would open this breaker for every organization's calls.
+        countsAsFailure: () => false,
       }),
     );
   }
