@@ -40,11 +40,65 @@ export type OpenApiDocument = {
 
 const ERROR_SCHEMA_REF = { $ref: '#/components/schemas/ErrorResponse' };
 
+// What String.prototype.trim removes, spelled out: other regex engines' \s is a different set.
+const JS_WHITESPACE =
+  '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+const NOT_BLANK = `[^${JS_WHITESPACE}]`;
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** A URL `new URL()` reads with an http(s) scheme and a host name, kept to plain ASCII. */
+export const HTTP_URL_PATTERN = `^https?://${LABEL}(?:\\.${LABEL})*(?::[0-9]{1,4})?(?:[/?#][!-~]*)?$`;
+
+function addPattern(json: JsonSchema, pattern: string): void {
+  if (json.pattern === undefined && json.allOf === undefined) {
+    json.pattern = pattern;
+    return;
+  }
+  const allOf = (json.allOf ?? []) as JsonSchema[];
+  if (json.pattern !== undefined) allOf.push({ pattern: json.pattern });
+  delete json.pattern;
+  json.allOf = [...allOf, { pattern }];
+}
+
+type ZodDef = {
+  type: string;
+  format?: string;
+  protocol?: RegExp;
+  checks?: { _zod: { def: { check: string; tx?: (input: string) => string } } }[];
+  out?: z.ZodType;
+  entries?: Record<string, string>;
+};
+const defOf = (schema: unknown) => (schema as { _zod: { def: ZodDef } })._zod.def;
+
+/**
+ * What the input schema cannot say by itself: zod checks some rules after a transform (trimming,
+ * a pipe into an enum or a URL), and JSON Schema only sees the input side. Stated here once, the
+ * document refuses what the server refuses, for generated clients and for fuzzers.
+ */
+function alignInput(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  const def = defOf(ctx.zodSchema);
+  const json = ctx.jsonSchema;
+  const target = def.type === 'pipe' && def.out ? defOf(def.out) : def;
+  if (target.type === 'enum' && target.entries && json.type === 'string') {
+    json.enum = Object.values(target.entries);
+  }
+  if (target.format === 'url' && target.protocol?.test('https')) {
+    delete json.format;
+    addPattern(json, HTTP_URL_PATTERN);
+  }
+  const trims = def.checks?.some(
+    (check) => check._zod.def.check === 'overwrite' && check._zod.def.tx?.(' x ') === 'x',
+  );
+  if (def.type === 'string' && trims && typeof json.minLength === 'number' && json.minLength > 0) {
+    addPattern(json, NOT_BLANK);
+  }
+}
+
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
+    ...(io === 'input' ? { override: alignInput } : {}),
   }) as JsonSchema;
   return rest;
 }

@@ -12,53 +12,59 @@ export const MAX_CUSTOM_FIELDS = 50;
 export const MAX_GROUP_REFS = 100;
 
 const PHONE_RULE = `must be ${PHONE_MIN_DIGITS} to ${PHONE_MAX_DIGITS} digits with the country code and no + (spaces, dashes and brackets are removed)`;
-const STORED_PHONE = new RegExp(`^\\d{${PHONE_MIN_DIGITS},${PHONE_MAX_DIGITS}}$`);
+
+// One pattern for the check and for the OpenAPI document, so generated clients and fuzzers
+// agree with the server on what a phone is. ASCII classes only: other engines' \d and \s are wider.
+const PHONE_TEXT = new RegExp(
+  `^[ ()-]*\\+?(?:[ ()-]*[0-9]){${PHONE_MIN_DIGITS},${PHONE_MAX_DIGITS}}[ ()-]*$`,
+);
+const STORED_PHONE = new RegExp(`^[0-9]{${PHONE_MIN_DIGITS},${PHONE_MAX_DIGITS}}$`);
 
 /**
- * Spec §4.3: digits with country code, no plus. `+`, spaces, dashes and brackets are dropped;
- * anything else, or a length outside 8..15 digits, is not a phone number (null).
+ * Spec §4.3: digits with country code, no plus. A leading `+`, spaces, dashes and brackets are
+ * dropped; anything else, or a length outside 8..15 digits, is not a phone number (null).
  */
 export function normalizePhone(input: string): string | null {
-  const compact = input.trim().replace(/[\s\-()]/g, '');
-  const digits = compact.startsWith('+') ? compact.slice(1) : compact;
-  return STORED_PHONE.test(digits) ? digits : null;
+  if (!PHONE_TEXT.test(input)) return null;
+  return input.replace(/[ ()+-]/g, '');
 }
 
 export const PhoneSchema = z
-  .union([z.string().max(64), z.number().int().nonnegative()], { error: PHONE_RULE })
-  .transform((value, ctx) => {
-    const phone = normalizePhone(String(value));
-    if (phone === null) {
-      ctx.addIssue({ code: 'custom', message: PHONE_RULE });
-      return z.NEVER;
-    }
-    return phone;
-  });
+  .union(
+    [
+      z.string().regex(PHONE_TEXT, { error: PHONE_RULE }),
+      z
+        .number()
+        .int({ error: PHONE_RULE })
+        .min(10 ** (PHONE_MIN_DIGITS - 1), { error: PHONE_RULE })
+        .max(10 ** PHONE_MAX_DIGITS - 1, { error: PHONE_RULE }),
+    ],
+    { error: PHONE_RULE },
+  )
+  .transform((value) => normalizePhone(String(value))!);
 
 const POSITIVE_INTEGER = 'must be a positive integer';
 
-/** A positive integer, as a JSON number or a decimal string. */
+/** Ids and counts stay within 15 digits, where a JSON number is still exact. */
+export const MAX_POSITIVE_INTEGER = 999_999_999_999_999;
+
+/** A positive integer, as a JSON number or a decimal string (what forms and queries send). */
 export const PositiveIntegerSchema = z
   .union(
     [
-      z.number(),
+      z
+        .number()
+        .int({ error: POSITIVE_INTEGER })
+        .min(1, { error: POSITIVE_INTEGER })
+        .max(MAX_POSITIVE_INTEGER, { error: 'is too large' }),
       z
         .string()
-        .trim()
-        .regex(/^\d{1,16}$/)
+        .regex(/^0*[1-9][0-9]{0,14}$/, { error: POSITIVE_INTEGER })
         .transform(Number),
     ],
-    {
-      error: POSITIVE_INTEGER,
-    },
+    { error: POSITIVE_INTEGER },
   )
-  .pipe(
-    z
-      .number()
-      .int({ error: POSITIVE_INTEGER })
-      .positive({ error: POSITIVE_INTEGER })
-      .max(Number.MAX_SAFE_INTEGER, { error: 'is too large' }),
-  );
+  .pipe(z.number());
 
 /** `true`/`false`/`1`/`0`, as JSON booleans or numbers, or as strings from forms and queries. */
 export const BooleanInputSchema = z
@@ -67,15 +73,13 @@ export const BooleanInputSchema = z
       z.boolean(),
       z.literal(0),
       z.literal(1),
-      z
-        .string()
-        .trim()
-        .toLowerCase()
-        .pipe(z.enum(['true', 'false', '1', '0'])),
+      z.enum(['true', 'false', '1', '0', 'TRUE', 'FALSE', 'True', 'False']),
     ],
     { error: 'must be true, false, 1 or 0' },
   )
-  .transform((value) => value === true || value === 1 || value === 'true' || value === '1');
+  .transform(
+    (value) => value === true || value === 1 || value === '1' || /^true$/i.test(String(value)),
+  );
 
 const text = (max: number) =>
   z

@@ -59,14 +59,12 @@ const ButtonInputSchema = z.union(
 );
 
 export const ButtonsInputSchema = listInput(
-  z.array(ButtonInputSchema, { error: 'must be a list of buttons' }),
-)
-  .refine((buttons) => buttons.length <= MESSAGE_LIMITS.buttons, {
-    message: `must be at most ${MESSAGE_LIMITS.buttons} buttons`,
-  })
-  .refine((buttons) => new Set(buttons.map((button) => button.title)).size === buttons.length, {
-    message: 'button titles must be unique',
-  });
+  z
+    .array(ButtonInputSchema, { error: 'must be a list of buttons' })
+    .max(MESSAGE_LIMITS.buttons, { error: `must be at most ${MESSAGE_LIMITS.buttons} buttons` }),
+).refine((buttons) => new Set(buttons.map((button) => button.title)).size === buttons.length, {
+  message: 'button titles must be unique',
+});
 
 /** Spec §4.3 `sendMessageToPhoneNumber`. */
 export const SendMessageRequestSchema = z.object({
