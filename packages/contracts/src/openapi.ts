@@ -8,6 +8,7 @@ import { FLOW_OPERATIONS } from './http/flows-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
+import { HTTP_URL_PATTERN } from './http/url-pattern';
 import { TEMPLATE_OPERATIONS } from './http/templates-api';
 import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 
@@ -44,10 +45,6 @@ const ERROR_SCHEMA_REF = { $ref: '#/components/schemas/ErrorResponse' };
 const JS_WHITESPACE =
   '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 const NOT_BLANK = `[^${JS_WHITESPACE}]`;
-const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-/** A URL `new URL()` reads with an http(s) scheme and a host name, kept to plain ASCII. */
-export const HTTP_URL_PATTERN = `^https?://${LABEL}(?:\\.${LABEL})*(?::[0-9]{1,4})?(?:[/?#][!-~]*)?$`;
-
 function addPattern(json: JsonSchema, pattern: string): void {
   if (json.pattern === undefined && json.allOf === undefined) {
     json.pattern = pattern;

@@ -214,6 +214,7 @@ export const SendCampaignRequestSchema = z
       .preprocess(fromJsonText, z.record(z.string(), z.unknown(), { error: 'must be an object' }))
       .default({}),
   })
+  .meta({ anyOf: [{ required: ['campaing_id'] }, { required: ['campaign_id'] }] })
   .refine((request) => request.campaing_id ?? request.campaign_id, {
     message: 'campaing_id is required',
     path: ['campaing_id'],

@@ -66,6 +66,46 @@ export const PositiveIntegerSchema = z
   )
   .pipe(z.number());
 
+/** Decimal text of 1..max (leading zeros allowed), spelled as a pattern the document can carry. */
+function upToPattern(max: number): RegExp {
+  const digits = String(max);
+  const parts = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
+  for (let i = 0; i < digits.length; i += 1) {
+    const low = i === 0 ? 1 : 0;
+    const digit = Number(digits[i]);
+    if (digit > low) {
+      parts.push(`${digits.slice(0, i)}[${low}-${digit - 1}][0-9]{${digits.length - i - 1}}`);
+    }
+  }
+  parts.push(digits);
+  return new RegExp(`^0*(?:${parts.join('|')})$`);
+}
+
+/** A positive integer of at most `max` (a page size), with the bound in the document too. */
+export function positiveIntegerUpTo(max: number) {
+  const tooLarge = `must be at most ${max}`;
+  return z
+    .union(
+      [
+        z
+          .number()
+          .int({ error: POSITIVE_INTEGER })
+          .min(1, { error: POSITIVE_INTEGER })
+          .max(max, { error: tooLarge }),
+        z
+          .string()
+          .regex(/^0*[1-9][0-9]{0,14}$/, { error: POSITIVE_INTEGER, abort: true })
+          .regex(upToPattern(max), { error: tooLarge })
+          .transform(Number),
+      ],
+      // The branch that got as far as the bound names it; anything else is not a positive integer.
+      {
+        error: (issue) => (JSON.stringify(issue).includes(tooLarge) ? tooLarge : POSITIVE_INTEGER),
+      },
+    )
+    .pipe(z.number());
+}
+
 /** `true`/`false`/`1`/`0`, as JSON booleans or numbers, or as strings from forms and queries. */
 export const BooleanInputSchema = z
   .union(
@@ -138,6 +178,7 @@ export const CustomFieldsInputSchema = z
     }),
     { error: 'must be an object of field names to text' },
   )
+  .meta({ propertyNames: { pattern: CUSTOM_KEY.source }, maxProperties: MAX_CUSTOM_FIELDS })
   .superRefine((fields, ctx) => {
     const keys = Object.keys(fields);
     if (keys.length > MAX_CUSTOM_FIELDS) {
@@ -209,9 +250,7 @@ export const GroupRefsInputSchema = z
 
 export const GetContactsQuerySchema = z.object({
   page: PositiveIntegerSchema.optional().describe('Page number, from 1; enables paging.'),
-  per_page: PositiveIntegerSchema.pipe(
-    z.number().max(MAX_PER_PAGE, { error: `must be at most ${MAX_PER_PAGE}` }),
-  )
+  per_page: positiveIntegerUpTo(MAX_PER_PAGE)
     .optional()
     .describe(`Contacts per page, at most ${MAX_PER_PAGE} (default 100); enables paging.`),
   group_id: PositiveIntegerSchema.optional().describe('Only members of this group.'),

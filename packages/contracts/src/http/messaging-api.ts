@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
-import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
+import { PhoneSchema, PositiveIntegerSchema, positiveIntegerUpTo } from './contacts-api';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
@@ -198,11 +198,7 @@ export const MessageStatusResponseSchema = successResponse({
 export type MessageStatusResponse = z.infer<typeof MessageStatusResponseSchema>;
 
 const pageLimit = () =>
-  PositiveIntegerSchema.pipe(
-    z.number().max(MAX_MESSAGES_PER_PAGE, { error: `must be at most ${MAX_MESSAGES_PER_PAGE}` }),
-  )
-    .optional()
-    .default(DEFAULT_MESSAGES_PER_PAGE);
+  positiveIntegerUpTo(MAX_MESSAGES_PER_PAGE).optional().default(DEFAULT_MESSAGES_PER_PAGE);
 
 export const GetMessagesQuerySchema = z.object({
   contact_id: PositiveIntegerSchema,

@@ -138,10 +138,13 @@ export const CreateTemplateRequestSchema = z
       TemplateCategorySchema,
     ),
     parameter_format: z.enum(['POSITIONAL', 'NAMED']).default('POSITIONAL'),
-    components: jsonList(TemplateComponentSchema).refine(
-      (components) => components.some((component) => component.type === 'BODY'),
-      { message: 'must include a BODY component' },
-    ),
+    components: jsonList(TemplateComponentSchema)
+      .meta({
+        contains: { type: 'object', properties: { type: { const: 'BODY' } }, required: ['type'] },
+      })
+      .refine((components) => components.some((component) => component.type === 'BODY'), {
+        message: 'must include a BODY component',
+      }),
   })
   .superRefine((request, ctx) => {
     const seen = new Set<string>();

@@ -28,7 +28,7 @@ beforeAll(async () => {
     },
   });
   ({ token } = await stack.createOrganization('premium'));
-});
+}, 60_000);
 
 afterAll(async () => {
   await stack.stop();
