@@ -8,7 +8,6 @@ import { FLOW_OPERATIONS } from './http/flows-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
-import { HTTP_URL_PATTERN } from './http/url-pattern';
 import { TEMPLATE_OPERATIONS } from './http/templates-api';
 import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 
@@ -59,7 +58,6 @@ function addPattern(json: JsonSchema, pattern: string): void {
 type ZodDef = {
   type: string;
   format?: string;
-  protocol?: RegExp;
   checks?: { _zod: { def: { check: string; tx?: (input: string) => string } } }[];
   out?: z.ZodType;
   entries?: Record<string, string>;
@@ -78,10 +76,8 @@ function alignInput(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
   if (target.type === 'enum' && target.entries && json.type === 'string') {
     json.enum = Object.values(target.entries);
   }
-  if (target.format === 'url' && target.protocol?.test('https')) {
-    delete json.format;
-    addPattern(json, HTTP_URL_PATTERN);
-  }
+  // The URL schemas check HTTP_URL as a pattern; `format: uri` would admit far more.
+  if (target.format === 'url') delete json.format;
   const trims = def.checks?.some(
     (check) => check._zod.def.check === 'overwrite' && check._zod.def.tx?.(' x ') === 'x',
   );

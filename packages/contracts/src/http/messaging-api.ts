@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
+import { HTTP_URL } from './url-pattern';
 import { PhoneSchema, PositiveIntegerSchema, positiveIntegerUpTo } from './contacts-api';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
@@ -41,6 +42,7 @@ const MediaUrlSchema = z
   .string({ error: 'must be a URL' })
   .trim()
   .max(2000, { error: 'must be at most 2000 characters' })
+  .regex(HTTP_URL, { error: 'must be an http(s) URL' })
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
 
 export const ReplyButtonSchema = z.object({

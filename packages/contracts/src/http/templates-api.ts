@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
+import { HTTP_URL } from './url-pattern';
 import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
 
@@ -232,6 +233,7 @@ export const UploadTemplateMediaRequestSchema = z.object({
     .string({ error: 'must be a URL' })
     .trim()
     .max(2000, { error: 'must be at most 2000 characters' })
+    .regex(HTTP_URL, { error: 'must be an http(s) URL' })
     .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
     .optional(),
 });
