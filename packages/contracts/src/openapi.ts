@@ -178,7 +178,9 @@ export function buildOpenApiDocument(
       version: '0.1.0',
       description:
         'Business messaging on the WhatsApp Business Cloud API. Every error answers ' +
-        '`{status: "error", message, code}` with a real HTTP status.',
+        '`{status: "error", message, code}` with a real HTTP status. No text, in a query or a ' +
+        'body, may hold U+0000 or an unpaired surrogate, and bodies nest at most 32 levels: ' +
+        'such input is refused with 422 naming the field.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
