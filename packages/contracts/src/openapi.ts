@@ -147,8 +147,11 @@ function describeOperation(operation: Operation) {
   responses['5XX'] = error('Server or dependency error');
 
   const body = operation.request?.body && toJsonSchema(operation.request.body, 'input');
-  // A body whose every field is optional may be left out altogether.
-  const bodyRequired = Array.isArray(body?.required) && body.required.length > 0;
+  // A body whose every field is optional may be left out altogether, unless it must name one.
+  const bodyRequired =
+    (Array.isArray(body?.required) && body.required.length > 0) ||
+    body?.anyOf !== undefined ||
+    typeof body?.minProperties === 'number';
   return {
     operationId: operation.operationId,
     summary: operation.summary,
