@@ -26,7 +26,8 @@ export const QUOTA_MESSAGE_PREFIX = 'You have exceeded the limit';
 /** Spec §7: the exact message of an invalid-token error. */
 export const INVALID_TOKEN_MESSAGE = 'Invalid token';
 
-export const ErrorResponseSchema = z.object({
+/** Some errors add what a client can act on beside the three fields (`unknown_events`, …). */
+export const ErrorResponseSchema = z.looseObject({
   status: z.literal('error'),
   message: z.string(),
   code: z.string(),

@@ -40,11 +40,58 @@ export type OpenApiDocument = {
 
 const ERROR_SCHEMA_REF = { $ref: '#/components/schemas/ErrorResponse' };
 
+// What String.prototype.trim removes, spelled out: other regex engines' \s is a different set.
+const JS_WHITESPACE =
+  '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+const NOT_BLANK = `[^${JS_WHITESPACE}]`;
+function addPattern(json: JsonSchema, pattern: string): void {
+  if (json.pattern === undefined && json.allOf === undefined) {
+    json.pattern = pattern;
+    return;
+  }
+  const allOf = (json.allOf ?? []) as JsonSchema[];
+  if (json.pattern !== undefined) allOf.push({ pattern: json.pattern });
+  delete json.pattern;
+  json.allOf = [...allOf, { pattern }];
+}
+
+type ZodDef = {
+  type: string;
+  format?: string;
+  checks?: { _zod: { def: { check: string; tx?: (input: string) => string } } }[];
+  out?: z.ZodType;
+  entries?: Record<string, string>;
+};
+const defOf = (schema: unknown) => (schema as { _zod: { def: ZodDef } })._zod.def;
+
+/**
+ * What the input schema cannot say by itself: zod checks some rules after a transform (trimming,
+ * a pipe into an enum or a URL), and JSON Schema only sees the input side. Stated here once, the
+ * document refuses what the server refuses, for generated clients and for fuzzers.
+ */
+function alignInput(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  const def = defOf(ctx.zodSchema);
+  const json = ctx.jsonSchema;
+  const target = def.type === 'pipe' && def.out ? defOf(def.out) : def;
+  if (target.type === 'enum' && target.entries && json.type === 'string') {
+    json.enum = Object.values(target.entries);
+  }
+  // The URL schemas check HTTP_URL as a pattern; `format: uri` would admit far more.
+  if (target.format === 'url') delete json.format;
+  const trims = def.checks?.some(
+    (check) => check._zod.def.check === 'overwrite' && check._zod.def.tx?.(' x ') === 'x',
+  );
+  if (def.type === 'string' && trims && typeof json.minLength === 'number' && json.minLength > 0) {
+    addPattern(json, NOT_BLANK);
+  }
+}
+
 function toJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
+    ...(io === 'input' ? { override: alignInput } : {}),
   }) as JsonSchema;
   return rest;
 }
@@ -100,8 +147,11 @@ function describeOperation(operation: Operation) {
   responses['5XX'] = error('Server or dependency error');
 
   const body = operation.request?.body && toJsonSchema(operation.request.body, 'input');
-  // A body whose every field is optional may be left out altogether.
-  const bodyRequired = Array.isArray(body?.required) && body.required.length > 0;
+  // A body whose every field is optional may be left out altogether, unless it must name one.
+  const bodyRequired =
+    (Array.isArray(body?.required) && body.required.length > 0) ||
+    body?.anyOf !== undefined ||
+    typeof body?.minProperties === 'number';
   return {
     operationId: operation.operationId,
     summary: operation.summary,
@@ -131,7 +181,9 @@ export function buildOpenApiDocument(
       version: '0.1.0',
       description:
         'Business messaging on the WhatsApp Business Cloud API. Every error answers ' +
-        '`{status: "error", message, code}` with a real HTTP status.',
+        '`{status: "error", message, code}` with a real HTTP status. No text, in a query or a ' +
+        'body, may hold U+0000 or an unpaired surrogate, and bodies nest at most 32 levels: ' +
+        'such input is refused with 422 naming the field.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],

@@ -11,6 +11,7 @@ import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
 import { createRateLimits } from './entry-points/http/rate-limits';
+import { methodGuard } from './entry-points/http/method-guard';
 import { internalRoutes } from './entry-points/http/internal-routes';
 import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
 import { ownerPath, rawPathOf } from './domain/public-paths';
@@ -76,6 +77,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           );
         },
         routes: (router) => {
+          router.use(methodGuard());
           adminRoutes(router, {
             adminToken: config.ADMIN_API_TOKEN,
             store,

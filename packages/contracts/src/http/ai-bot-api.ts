@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HTTP_URL, HTTPS_URL_PATTERN } from './url-pattern';
 import { successResponse } from '../envelope';
 import { defineOperation } from './operation';
 
@@ -55,6 +56,9 @@ export const CHAT_COMPLETIONS_PATH = '/chat/completions';
 const EndpointSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .max(2048)
+  .regex(HTTP_URL, { error: 'must be an http(s) URL' })
+  // Plain http is for local servers only (AI_BOT_ALLOW_PRIVATE_URLS): the document says https.
+  .meta({ pattern: HTTPS_URL_PATTERN })
   .transform((url) => {
     const trimmed = url.replace(/\/+$/, '');
     return trimmed.endsWith(CHAT_COMPLETIONS_PATH)

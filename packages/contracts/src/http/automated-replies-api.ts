@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
-import { BooleanInputSchema, PageMetaSchema, PositiveIntegerSchema } from './contacts-api';
+import {
+  BooleanInputSchema,
+  PageMetaSchema,
+  PositiveIntegerSchema,
+  positiveIntegerUpTo,
+} from './contacts-api';
 import { ButtonsInputSchema, ReplyButtonSchema, SendMessageRequestSchema } from './messaging-api';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
@@ -112,9 +117,7 @@ export const AutomatedReplyIdRequestSchema = z.object({ id: PositiveIntegerSchem
 export const GetAutomatedRepliesQuerySchema = z.object({
   kind: AutomatedReplyKindSchema.optional().describe('Only replies of this kind.'),
   page: PositiveIntegerSchema.optional().describe('Page number, from 1 (default 1).'),
-  per_page: PositiveIntegerSchema.pipe(
-    z.number().max(MAX_REPLIES_PER_PAGE, { error: `must be at most ${MAX_REPLIES_PER_PAGE}` }),
-  )
+  per_page: positiveIntegerUpTo(MAX_REPLIES_PER_PAGE)
     .optional()
     .describe(`Replies per page, at most ${MAX_REPLIES_PER_PAGE} (default 100).`),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
+import { HTTP_URL } from './url-pattern';
 import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
 import { AudienceSchema } from './contacts-internal-api';
 import { fromJsonText } from './json-text';
@@ -72,7 +73,10 @@ export const CampaignMessageSchema = z.discriminatedUnion(
       header: z.string().max(60).optional(),
       footer: z.string().max(60).optional(),
       buttons: z.array(ButtonSchema).max(3).optional(),
-      image: z.url({ protocol: /^https?$/ }).optional(),
+      image: z
+        .url({ protocol: /^https?$/ })
+        .regex(HTTP_URL)
+        .optional(),
     }),
     z
       .object({
@@ -85,7 +89,7 @@ export const CampaignMessageSchema = z.discriminatedUnion(
         header_media: z
           .strictObject({
             type: z.enum(['image', 'video', 'document']),
-            link: z.url({ protocol: /^https?$/ }),
+            link: z.url({ protocol: /^https?$/ }).regex(HTTP_URL),
           })
           .optional(),
         /** A URL button's `{{1}}`, by the button's position in the template (from 0). */
@@ -214,6 +218,7 @@ export const SendCampaignRequestSchema = z
       .preprocess(fromJsonText, z.record(z.string(), z.unknown(), { error: 'must be an object' }))
       .default({}),
   })
+  .meta({ anyOf: [{ required: ['campaing_id'] }, { required: ['campaign_id'] }] })
   .refine((request) => request.campaing_id ?? request.campaign_id, {
     message: 'campaing_id is required',
     path: ['campaing_id'],

@@ -12,53 +12,99 @@ export const MAX_CUSTOM_FIELDS = 50;
 export const MAX_GROUP_REFS = 100;
 
 const PHONE_RULE = `must be ${PHONE_MIN_DIGITS} to ${PHONE_MAX_DIGITS} digits with the country code and no + (spaces, dashes and brackets are removed)`;
-const STORED_PHONE = new RegExp(`^\\d{${PHONE_MIN_DIGITS},${PHONE_MAX_DIGITS}}$`);
+
+// One pattern for the check and for the OpenAPI document, so generated clients and fuzzers
+// agree with the server on what a phone is. ASCII classes only: other engines' \d and \s are wider.
+const PHONE_TEXT = new RegExp(
+  `^[ ()-]*\\+?(?:[ ()-]*[0-9]){${PHONE_MIN_DIGITS},${PHONE_MAX_DIGITS}}[ ()-]*$`,
+);
+const STORED_PHONE = new RegExp(`^[0-9]{${PHONE_MIN_DIGITS},${PHONE_MAX_DIGITS}}$`);
 
 /**
- * Spec §4.3: digits with country code, no plus. `+`, spaces, dashes and brackets are dropped;
- * anything else, or a length outside 8..15 digits, is not a phone number (null).
+ * Spec §4.3: digits with country code, no plus. A leading `+`, spaces, dashes and brackets are
+ * dropped; anything else, or a length outside 8..15 digits, is not a phone number (null).
  */
 export function normalizePhone(input: string): string | null {
-  const compact = input.trim().replace(/[\s\-()]/g, '');
-  const digits = compact.startsWith('+') ? compact.slice(1) : compact;
-  return STORED_PHONE.test(digits) ? digits : null;
+  if (!PHONE_TEXT.test(input)) return null;
+  return input.replace(/[ ()+-]/g, '');
 }
 
 export const PhoneSchema = z
-  .union([z.string().max(64), z.number().int().nonnegative()], { error: PHONE_RULE })
-  .transform((value, ctx) => {
-    const phone = normalizePhone(String(value));
-    if (phone === null) {
-      ctx.addIssue({ code: 'custom', message: PHONE_RULE });
-      return z.NEVER;
-    }
-    return phone;
-  });
+  .union(
+    [
+      z.string().regex(PHONE_TEXT, { error: PHONE_RULE }),
+      z
+        .number()
+        .int({ error: PHONE_RULE })
+        .min(10 ** (PHONE_MIN_DIGITS - 1), { error: PHONE_RULE })
+        .max(10 ** PHONE_MAX_DIGITS - 1, { error: PHONE_RULE }),
+    ],
+    { error: PHONE_RULE },
+  )
+  .transform((value) => normalizePhone(String(value))!);
 
 const POSITIVE_INTEGER = 'must be a positive integer';
 
-/** A positive integer, as a JSON number or a decimal string. */
+/** Ids and counts stay within 15 digits, where a JSON number is still exact. */
+export const MAX_POSITIVE_INTEGER = 999_999_999_999_999;
+
+/** A positive integer, as a JSON number or a decimal string (what forms and queries send). */
 export const PositiveIntegerSchema = z
   .union(
     [
-      z.number(),
+      z
+        .number()
+        .int({ error: POSITIVE_INTEGER })
+        .min(1, { error: POSITIVE_INTEGER })
+        .max(MAX_POSITIVE_INTEGER, { error: 'is too large' }),
       z
         .string()
-        .trim()
-        .regex(/^\d{1,16}$/)
+        .regex(/^0*[1-9][0-9]{0,14}$/, { error: POSITIVE_INTEGER })
         .transform(Number),
     ],
-    {
-      error: POSITIVE_INTEGER,
-    },
+    { error: POSITIVE_INTEGER },
   )
-  .pipe(
-    z
-      .number()
-      .int({ error: POSITIVE_INTEGER })
-      .positive({ error: POSITIVE_INTEGER })
-      .max(Number.MAX_SAFE_INTEGER, { error: 'is too large' }),
-  );
+  .pipe(z.number());
+
+/** Decimal text of 1..max (leading zeros allowed), spelled as a pattern the document can carry. */
+function upToPattern(max: number): RegExp {
+  const digits = String(max);
+  const parts = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
+  for (let i = 0; i < digits.length; i += 1) {
+    const low = i === 0 ? 1 : 0;
+    const digit = Number(digits[i]);
+    if (digit > low) {
+      parts.push(`${digits.slice(0, i)}[${low}-${digit - 1}][0-9]{${digits.length - i - 1}}`);
+    }
+  }
+  parts.push(digits);
+  return new RegExp(`^0*(?:${parts.join('|')})$`);
+}
+
+/** A positive integer of at most `max` (a page size), with the bound in the document too. */
+export function positiveIntegerUpTo(max: number) {
+  const tooLarge = `must be at most ${max}`;
+  return z
+    .union(
+      [
+        z
+          .number()
+          .int({ error: POSITIVE_INTEGER })
+          .min(1, { error: POSITIVE_INTEGER })
+          .max(max, { error: tooLarge }),
+        z
+          .string()
+          .regex(/^0*[1-9][0-9]{0,14}$/, { error: POSITIVE_INTEGER, abort: true })
+          .regex(upToPattern(max), { error: tooLarge })
+          .transform(Number),
+      ],
+      // The branch that got as far as the bound names it; anything else is not a positive integer.
+      {
+        error: (issue) => (JSON.stringify(issue).includes(tooLarge) ? tooLarge : POSITIVE_INTEGER),
+      },
+    )
+    .pipe(z.number());
+}
 
 /** `true`/`false`/`1`/`0`, as JSON booleans or numbers, or as strings from forms and queries. */
 export const BooleanInputSchema = z
@@ -67,15 +113,13 @@ export const BooleanInputSchema = z
       z.boolean(),
       z.literal(0),
       z.literal(1),
-      z
-        .string()
-        .trim()
-        .toLowerCase()
-        .pipe(z.enum(['true', 'false', '1', '0'])),
+      z.enum(['true', 'false', '1', '0', 'TRUE', 'FALSE', 'True', 'False']),
     ],
     { error: 'must be true, false, 1 or 0' },
   )
-  .transform((value) => value === true || value === 1 || value === 'true' || value === '1');
+  .transform(
+    (value) => value === true || value === 1 || value === '1' || /^true$/i.test(String(value)),
+  );
 
 const text = (max: number) =>
   z
@@ -134,6 +178,7 @@ export const CustomFieldsInputSchema = z
     }),
     { error: 'must be an object of field names to text' },
   )
+  .meta({ propertyNames: { pattern: CUSTOM_KEY.source }, maxProperties: MAX_CUSTOM_FIELDS })
   .superRefine((fields, ctx) => {
     const keys = Object.keys(fields);
     if (keys.length > MAX_CUSTOM_FIELDS) {
@@ -205,9 +250,7 @@ export const GroupRefsInputSchema = z
 
 export const GetContactsQuerySchema = z.object({
   page: PositiveIntegerSchema.optional().describe('Page number, from 1; enables paging.'),
-  per_page: PositiveIntegerSchema.pipe(
-    z.number().max(MAX_PER_PAGE, { error: `must be at most ${MAX_PER_PAGE}` }),
-  )
+  per_page: positiveIntegerUpTo(MAX_PER_PAGE)
     .optional()
     .describe(`Contacts per page, at most ${MAX_PER_PAGE} (default 100); enables paging.`),
   group_id: PositiveIntegerSchema.optional().describe('Only members of this group.'),

@@ -5,6 +5,7 @@ import {
   GroupNameSchema,
   PageMetaSchema,
   PositiveIntegerSchema,
+  positiveIntegerUpTo,
   BooleanInputSchema,
 } from './contacts-api';
 import { defineOperation } from './operation';
@@ -247,9 +248,7 @@ export const FlowIdRequestSchema = z.object({ id: PositiveIntegerSchema });
 export const MAX_FLOWS_PER_PAGE = 100;
 export const GetFlowsQuerySchema = z.object({
   page: PositiveIntegerSchema.default(1),
-  per_page: PositiveIntegerSchema.pipe(
-    z.number().max(MAX_FLOWS_PER_PAGE, { error: `must be at most ${MAX_FLOWS_PER_PAGE}` }),
-  ).default(20),
+  per_page: positiveIntegerUpTo(MAX_FLOWS_PER_PAGE).default(20),
 });
 export type GetFlowsQuery = z.infer<typeof GetFlowsQuerySchema>;
 

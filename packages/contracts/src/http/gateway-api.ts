@@ -57,7 +57,7 @@ export const OrganizationResponseSchema = successResponse({ organization: Organi
 export type OrganizationResponse = z.infer<typeof OrganizationResponseSchema>;
 
 export const CompanyIdParamsSchema = z.object({ company_id: z.coerce.number().int().positive() });
-export const TokenIdParamsSchema = z.object({ token_id: z.string().min(1) });
+export const TokenIdParamsSchema = z.object({ token_id: z.string().regex(/^tok_[0-9a-f]{24}$/) });
 
 export const GATEWAY_OPERATIONS = [
   defineOperation({

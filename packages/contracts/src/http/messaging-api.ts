@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
-import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
+import { HTTP_URL } from './url-pattern';
+import { PhoneSchema, PositiveIntegerSchema, positiveIntegerUpTo } from './contacts-api';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
@@ -41,6 +42,7 @@ const MediaUrlSchema = z
   .string({ error: 'must be a URL' })
   .trim()
   .max(2000, { error: 'must be at most 2000 characters' })
+  .regex(HTTP_URL, { error: 'must be an http(s) URL' })
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
 
 export const ReplyButtonSchema = z.object({
@@ -59,14 +61,12 @@ const ButtonInputSchema = z.union(
 );
 
 export const ButtonsInputSchema = listInput(
-  z.array(ButtonInputSchema, { error: 'must be a list of buttons' }),
-)
-  .refine((buttons) => buttons.length <= MESSAGE_LIMITS.buttons, {
-    message: `must be at most ${MESSAGE_LIMITS.buttons} buttons`,
-  })
-  .refine((buttons) => new Set(buttons.map((button) => button.title)).size === buttons.length, {
-    message: 'button titles must be unique',
-  });
+  z
+    .array(ButtonInputSchema, { error: 'must be a list of buttons' })
+    .max(MESSAGE_LIMITS.buttons, { error: `must be at most ${MESSAGE_LIMITS.buttons} buttons` }),
+).refine((buttons) => new Set(buttons.map((button) => button.title)).size === buttons.length, {
+  message: 'button titles must be unique',
+});
 
 /** Spec §4.3 `sendMessageToPhoneNumber`. */
 export const SendMessageRequestSchema = z.object({
@@ -200,11 +200,7 @@ export const MessageStatusResponseSchema = successResponse({
 export type MessageStatusResponse = z.infer<typeof MessageStatusResponseSchema>;
 
 const pageLimit = () =>
-  PositiveIntegerSchema.pipe(
-    z.number().max(MAX_MESSAGES_PER_PAGE, { error: `must be at most ${MAX_MESSAGES_PER_PAGE}` }),
-  )
-    .optional()
-    .default(DEFAULT_MESSAGES_PER_PAGE);
+  positiveIntegerUpTo(MAX_MESSAGES_PER_PAGE).optional().default(DEFAULT_MESSAGES_PER_PAGE);
 
 export const GetMessagesQuerySchema = z.object({
   contact_id: PositiveIntegerSchema,

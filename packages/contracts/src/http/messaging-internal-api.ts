@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 
 /** Numeric Graph ids (phone number, WABA) are strings of digits. */
-const GraphIdSchema = z.string().regex(/^\d{1,30}$/, 'must be a numeric id');
+const GraphIdSchema = z.string().regex(/^[0-9]{1,30}$/, 'must be a numeric id');
 
 /** What an organization's admin needs to point the provider's webhook at us, shown at creation. */
 export const ChannelSummarySchema = z.object({
@@ -30,7 +30,7 @@ export type ProvisionChannelResponse = z.infer<typeof ProvisionChannelResponseSc
 export const UpdateChannelRequestSchema = z
   .object({
     provider_base_url: z.string().url().max(500),
-    api_version: z.string().regex(/^v\d{1,3}\.0$/, 'must look like v24.0'),
+    api_version: z.string().regex(/^v[0-9]{1,3}\.0$/, 'must look like v24.0'),
     phone_number_id: GraphIdSchema,
     waba_id: GraphIdSchema,
     access_token: z.string().min(1).max(1000),
@@ -39,6 +39,7 @@ export const UpdateChannelRequestSchema = z
     display_phone_number: z.string().max(30),
   })
   .partial()
+  .meta({ minProperties: 1 })
   .refine((value) => Object.keys(value).length > 0, 'at least one field must be given');
 export type UpdateChannelRequest = z.infer<typeof UpdateChannelRequestSchema>;
 

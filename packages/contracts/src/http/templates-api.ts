@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
+import { HTTP_URL } from './url-pattern';
 import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
 
@@ -138,10 +139,13 @@ export const CreateTemplateRequestSchema = z
       TemplateCategorySchema,
     ),
     parameter_format: z.enum(['POSITIONAL', 'NAMED']).default('POSITIONAL'),
-    components: jsonList(TemplateComponentSchema).refine(
-      (components) => components.some((component) => component.type === 'BODY'),
-      { message: 'must include a BODY component' },
-    ),
+    components: jsonList(TemplateComponentSchema)
+      .meta({
+        contains: { type: 'object', properties: { type: { const: 'BODY' } }, required: ['type'] },
+      })
+      .refine((components) => components.some((component) => component.type === 'BODY'), {
+        message: 'must include a BODY component',
+      }),
   })
   .superRefine((request, ctx) => {
     const seen = new Set<string>();
@@ -229,6 +233,7 @@ export const UploadTemplateMediaRequestSchema = z.object({
     .string({ error: 'must be a URL' })
     .trim()
     .max(2000, { error: 'must be at most 2000 characters' })
+    .regex(HTTP_URL, { error: 'must be an http(s) URL' })
     .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
     .optional(),
 });

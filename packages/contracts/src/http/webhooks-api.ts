@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { EVENT_NAMES, EventNameSchema, type EventName } from '../events/event-names';
 import { defineOperation } from './operation';
+import { HTTP_URL, HTTPS_URL_PATTERN } from './url-pattern';
 
 /** Every webhook secret starts with this; the rest is the base64 of at least 32 random bytes. */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
@@ -24,6 +25,7 @@ export const WebhookEventsSchema = z
   .array(z.string().max(100))
   .min(1, 'must list at least one event')
   .max(100)
+  .meta({ items: { type: 'string', enum: [...EVENT_NAMES] } })
   .superRefine((names, ctx) => {
     const unknown = unknownEventNames(names);
     if (unknown.length > 0) {
@@ -40,6 +42,9 @@ export const WebhookUrlSchema = z
   .string()
   .trim()
   .max(2048)
+  .regex(HTTP_URL, { error: 'must be an absolute https:// URL' })
+  // Plain http is for local development only (WEBHOOK_ALLOW_PRIVATE_URLS): the document says https.
+  .meta({ pattern: HTTPS_URL_PATTERN })
   .transform((text, ctx) => {
     const url = URL.canParse(text) ? new URL(text) : undefined;
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
@@ -70,6 +75,7 @@ export const UpdateWebhookRequestSchema = z
     url: WebhookUrlSchema.optional(),
     events: WebhookEventsSchema.optional(),
   })
+  .meta({ anyOf: [{ required: ['name'] }, { required: ['url'] }, { required: ['events'] }] })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
     message: 'give at least one of name, url, events',
   });

@@ -101,12 +101,15 @@ describe('buildOpenApiDocument', () => {
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
   });
 
-  test('when every body field is optional, then the body itself is optional; otherwise required', () => {
+  test('when every body field is optional, then the body itself is optional, unless it must name one field', () => {
     const bodyRequired = (path: string, method: string) =>
       (document.paths[path]?.[method] as { requestBody: { required: boolean } }).requestBody
         .required;
-    expect(bodyRequired('/developer/webhooks/{id}', 'put')).toBe(false);
-    expect(bodyRequired('/admin/organizations/{company_id}/channel', 'put')).toBe(false);
+    expect(bodyRequired('/developer/webhooks/{id}/test', 'post')).toBe(false);
+    expect(bodyRequired('/api/svc/updateAIBotSettings', 'post')).toBe(false);
+    // An update with nothing in it is refused, so its body is not optional.
+    expect(bodyRequired('/developer/webhooks/{id}', 'put')).toBe(true);
+    expect(bodyRequired('/admin/organizations/{company_id}/channel', 'put')).toBe(true);
     expect(bodyRequired('/developer/webhooks', 'post')).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { REQUEST_ID_HEADER } from '@switchboard/contracts';
 import type { Logger } from '../logger';
 import type { ServiceMetrics } from '../metrics';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
+import { guardInput } from './input-guards';
 import { healthRoutes, type ReadinessCheck } from './health-routes';
 import { metricsRoute, recordHttpMetrics } from './metrics-routes';
 import { redactPath } from '../span-redaction';
@@ -22,8 +23,9 @@ export interface HttpAppOptions {
 }
 
 /**
- * Every service's express app: request ids, bounded body parsing, health (and metrics, when
- * given), and the spec's error envelope.
+ * Every service's express app: request ids, bounded body parsing, input that can be stored
+ * (no NUL, no lone surrogate, bounded nesting), health (and metrics, when given), and the
+ * spec's error envelope.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
@@ -42,6 +44,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const limit = options.bodyLimit ?? '1mb';
   app.use(express.json({ limit, type: ['application/json', 'application/*+json'] }));
   app.use(express.urlencoded({ extended: true, limit, parameterLimit: 1000 }));
+  app.use(guardInput);
 
   options.routes(app);
   app.use(notFoundHandler);

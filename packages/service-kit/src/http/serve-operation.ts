@@ -29,10 +29,12 @@ export function serveOperation(
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 
-/** Empty query parameters (`?page=&search=`) mean "not given". */
+/**
+ * An empty query value (`?page=`) is a value, judged like any other: `page` must be a number,
+ * so it is refused rather than read as "not given" (a client sending it has a bug to hear about).
+ */
 function queryParameters(req: Request): Record<string, unknown> {
-  const query = isPlainObject(req.query) ? req.query : {};
-  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
+  return isPlainObject(req.query) ? req.query : {};
 }
 
 /**

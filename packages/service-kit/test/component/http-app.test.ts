@@ -5,8 +5,10 @@ import {
   AppError,
   createHttpApp,
   createLogger,
+  operationInput,
   orgContext,
   requireInternalSecret,
+  serveOperation,
 } from '../../src';
 import { jsonBody } from '../../../../test/support/test-infra';
 
@@ -32,6 +34,9 @@ beforeAll(async () => {
       });
       router.get('/echo', (req, res) => {
         res.json({ query: req.query });
+      });
+      serveOperation(router, 'listThings', ['get'], async (req, res) => {
+        res.json({ input: operationInput(req) });
       });
       router.get('/conflict', () => {
         throw new AppError('conflict', 'Already there', { details: { id: 7 } });
@@ -142,5 +147,39 @@ describe('createHttpApp', () => {
       },
     });
     expect(await jsonBody(allowed)).toEqual({ company_id: 42 });
+  });
+
+  test('when an operation gets an empty query value, then its input holds it for the schema to judge', async () => {
+    const response = await fetch(`${base}/api/svc/listThings?page=&type=api`);
+    expect(await jsonBody(response)).toEqual({ input: { page: '', type: 'api' } });
+  });
+
+  test('when a body holds NUL, a lone surrogate or deep nesting, or is an array, then 422 names it', async () => {
+    const cases: [string, string][] = [
+      [
+        '{"custom":{"ci\\u0000ty":"Rome"}}',
+        'body key custom.ci\u0000ty: must not contain NUL characters (U+0000)',
+      ],
+      [
+        '{"names":["ok","\\udc00"]}',
+        'names.1: must not contain unpaired surrogates (not valid Unicode)',
+      ],
+      [
+        '{"a":' + '{"b":'.repeat(40) + '1' + '}'.repeat(41),
+        'body nests deeper than 32 levels at a.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b.b',
+      ],
+      ['[1,2]', 'body: must be a JSON object, not an array'],
+    ];
+    for (const [body, message] of cases) {
+      const response = await postJson('/echo', body);
+      expect(response.status).toBe(422);
+      expect(await jsonBody(response)).toEqual({
+        status: 'error',
+        message,
+        code: 'validation_failed',
+      });
+    }
+    const deepEnough = '{"a":' + '['.repeat(30) + ']'.repeat(30) + '}';
+    expect((await postJson('/echo', deepEnough)).status).toBe(200);
   });
 });

@@ -180,7 +180,8 @@ describe('gateway organizations and tokens', () => {
   });
 
   test('when a token value is an operator object, then it is refused as invalid', async () => {
-    const response = await fetch(`${gatewayUrl()}/api/svc/me`, {
+    // A POST operation: /me is GET only, and a wrong method is answered 405 before any token.
+    const response = await fetch(`${gatewayUrl()}/api/svc/makeContact`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token: { $gt: '' } }),

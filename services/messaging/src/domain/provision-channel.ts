@@ -5,7 +5,7 @@ import type {
   ProvisionChannelRequest,
   UpdateChannelRequest,
 } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
+import { AppError, isDuplicateKeyError } from '@switchboard/service-kit';
 import type { Channel, ChannelStore } from '../data-access/channel-store';
 
 export interface ChannelDefaults {
@@ -69,8 +69,12 @@ export async function updateChannel(
     if (!updated) throw new AppError('not_found', `No channel for organization ${company_id}`);
     return updated;
   } catch (error) {
-    if ((error as { code?: number }).code === 11000) {
-      throw new AppError('conflict', 'That phone_number_id belongs to another organization');
+    // The only unique field an update can set; FerretDB reports an update into it as code 1, not 11000.
+    if (isDuplicateKeyError(error)) {
+      throw new AppError(
+        'conflict',
+        `phone_number_id ${changes.phone_number_id ?? ''} belongs to another organization's channel`,
+      );
     }
     throw error;
   }
