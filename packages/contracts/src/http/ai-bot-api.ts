@@ -56,8 +56,13 @@ export const CHAT_COMPLETIONS_PATH = '/chat/completions';
 const EndpointSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
   .max(2048)
+  // Said before the shape, which refuses it too: credentials would end up in logs and traces.
+  .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/i.test(url), {
+    error: 'must not carry a user name or password',
+    abort: true,
+  })
   .regex(HTTP_URL, { error: 'must be an http(s) URL' })
-  // Plain http is for local servers only (AI_BOT_ALLOW_PRIVATE_URLS): the document says https.
+  // Plain http is for local servers only (ALLOW_PRIVATE_URLS): the document says https.
   .meta({ pattern: HTTPS_URL_PATTERN })
   .transform((url) => {
     const trimmed = url.replace(/\/+$/, '');

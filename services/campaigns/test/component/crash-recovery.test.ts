@@ -168,9 +168,17 @@ describe('the recovery of an interrupted campaign start', () => {
       (await org.api.get('getCampaign', { id: campaign.id })).body,
     ).campaign;
     expect(view.status).toBe('draft');
-    const stored = await campaignsDb
-      .collection<Doc>('campaigns')
-      .findOne({ _id: String(campaign.id) });
-    expect(stored).toMatchObject({ start_step: 'none', start_claimed_at: null });
+    // The start is reset after both give-backs, in a write of its own.
+    const reset = await waitFor(
+      async () => {
+        const stored = await campaignsDb
+          .collection<Doc>('campaigns')
+          .findOne({ _id: String(campaign.id) });
+        return stored?.start_step === 'none' ? stored : undefined;
+      },
+      10_000,
+      'the start reset',
+    );
+    expect(reset).toMatchObject({ start_step: 'none', start_claimed_at: null });
   });
 });
