@@ -254,7 +254,9 @@ async function main() {
         RATE,
       );
       const answeredAt = Date.now();
-      const expected = service.accepted * (STATUSES ? 4 : 1);
+      // Per send: message_sent, and message_status_updated for sent (on the provider's acceptance)
+      // plus delivered and read when the simulator posts statuses.
+      const expected = service.accepted * (STATUSES ? 4 : 2);
       const lastEvent = await drain(receiver, {
         quietMs: 5000,
         timeoutMs: DRAIN_TIMEOUT_MS,
