@@ -203,7 +203,13 @@ async function main() {
         });
 
       // Warm-up: contacts for every phone, JIT, connection pools; its events drain before the run.
-      await load('warm-up (not counted)', Math.min(PHONES, SENDS), send('warm-up'));
+      // Closed loop at CONCURRENCY even when paced: a warm-up is not a measurement.
+      await loadWith(
+        'warm-up (not counted)',
+        Math.min(PHONES, SENDS),
+        CONCURRENCY,
+        send('warm-up'),
+      );
       await drain(receiver, { quietMs: 3000, timeoutMs: DRAIN_TIMEOUT_MS });
 
       const mode = RATE > 0 ? `paced at ${RATE}/s` : `${CONCURRENCY} in flight`;
