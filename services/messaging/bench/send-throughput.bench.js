@@ -95,21 +95,27 @@ function startReceiver() {
   });
 }
 
-/** Waits until no event has arrived for `quietMs` (or the timeout); answers when the last came. */
+/**
+ * Waits for `expected` events, or until none has arrived for `quietMs` (an event retried by the
+ * broker may come late), or the timeout. Answers when the last event came and every process's
+ * CPU then (read at the poll that saw it), so that a quiet wait is not charged to the sends.
+ */
 async function drain(receiver, { quietMs, timeoutMs, expected }) {
   const started = Date.now();
   let seen = -1;
   let quietSince = Date.now();
+  let cpu = measure.snapshotCpu();
   while (Date.now() - started < timeoutMs) {
     const total = receiver.total();
-    if (expected !== undefined && total >= expected) break;
     if (total !== seen) {
       seen = total;
       quietSince = Date.now();
+      cpu = measure.snapshotCpu();
     } else if (Date.now() - quietSince >= quietMs) break;
+    if (expected !== undefined && total >= expected) break;
     await sleep(100);
   }
-  return receiver.lastEventAt() || Date.now();
+  return { at: receiver.lastEventAt() || Date.now(), cpu };
 }
 
 async function dbCommands(metricsUrls) {
@@ -263,12 +269,13 @@ async function main() {
       // Per send: message_sent, and message_status_updated for sent (on the provider's acceptance)
       // plus delivered and read when the simulator posts statuses.
       const expected = service.accepted * (STATUSES ? 4 : 2);
-      const lastEvent = await drain(receiver, {
-        quietMs: 5000,
+      const drained = await drain(receiver, {
+        quietMs: 15_000,
         timeoutMs: DRAIN_TIMEOUT_MS,
         expected,
       });
-      const cpuAfter = measure.snapshotCpu();
+      const lastEvent = drained.at;
+      const cpuAfter = drained.cpu;
       const commandsAfter = await dbCommands(metricsUrls);
       const loadAfter = os.loadavg()[0];
 
@@ -282,7 +289,8 @@ async function main() {
       console.log(
         `webhook events received and verified: ${[...events].map(([e, n]) => `${e} ${n}`).join(', ') || 'none'}` +
           ` (${(receiver.total() / Math.max(1, service.accepted)).toFixed(2)} per accepted send,` +
-          ` ${receiver.badSignatures()} bad signatures); last one ` +
+          ` ${receiver.badSignatures()} bad signatures,` +
+          ` ${Math.max(0, expected - receiver.total())} of ${expected} expected missing); last one ` +
           `${((lastEvent - answeredAt) / 1000).toFixed(1)} s after the last answer; ` +
           `window ${((lastEvent - windowStart) / 1000).toFixed(1)} s`,
       );
