@@ -50,15 +50,24 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-/** Runs `count` calls with `concurrency` in flight; counts 2xx answers and their latencies. */
-async function load(label, count, concurrency, call) {
+/**
+ * Runs `count` calls with `concurrency` in flight; counts 2xx answers and their latencies. With
+ * `ratePerSecond`, call i starts at i/rate seconds whatever the earlier ones are doing (open
+ * loop, as real senders do), `concurrency` then being only a cap on calls in flight.
+ */
+async function load(label, count, concurrency, call, ratePerSecond = 0) {
   const latencies = [];
   const failures = new Map();
   let next = 0;
   const started = process.hrtime.bigint();
+  const dueAt = (index) => started + BigInt(Math.round((index * 1e9) / ratePerSecond));
   async function worker() {
     while (next < count) {
       const index = next++;
+      if (ratePerSecond > 0) {
+        const wait = Number(dueAt(index) - process.hrtime.bigint()) / 1e6;
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       const t0 = process.hrtime.bigint();
       const answer = await call(index).catch((error) => ({ status: 0, text: String(error) }));
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -86,7 +95,7 @@ async function load(label, count, concurrency, call) {
 
 /**
  * Launches every process on `basePort` with `env`, runs `fn({system, adminToken, internalSecret,
- * simulator})`, and removes the vhost and databases afterwards, whatever happened.
+ * simulator, prefix})`, and removes the vhost and databases afterwards, whatever happened.
  */
 async function withBenchSystem(name, { basePort, env }, fn) {
   const tag = randomBytes(4).toString('hex');
@@ -119,6 +128,7 @@ async function withBenchSystem(name, { basePort, env }, fn) {
       adminToken,
       internalSecret,
       simulator: system.urls['provider-simulator'],
+      prefix,
     });
   } finally {
     await system?.stop();

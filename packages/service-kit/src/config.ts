@@ -58,6 +58,8 @@ export const baseConfigShape = {
    * be http:// and point to private, loopback and link-local addresses.
    */
   ALLOW_PRIVATE_URLS: booleanFlag(false),
+  /** Benchmarks: count the database commands each service sends, on its `/metrics`. */
+  DB_COMMAND_STATS: booleanFlag(false),
   WEBHOOK_ALLOW_PRIVATE_URLS: replacedBy('ALLOW_PRIVATE_URLS'),
   AI_BOT_ALLOW_PRIVATE_URLS: replacedBy('ALLOW_PRIVATE_URLS'),
   MEDIA_ALLOW_PRIVATE_URLS: replacedBy('ALLOW_PRIVATE_URLS'),

@@ -1,4 +1,5 @@
 import mongoose, { type Connection } from 'mongoose';
+import { Counter, type Registry } from 'prom-client';
 import type { Logger } from './logger';
 
 // Operators smuggled into filter values (`{"$gt": ""}`) become literals, everywhere.
@@ -9,16 +10,29 @@ export interface MongoOptions {
   url: string;
   dbName: string;
   logger: Logger;
+  /**
+   * When given, every command the driver sends is counted by name on this registry
+   * (`switchboard_db_commands_total{command}`), for the benchmark's commands per send. Off by
+   * default: command monitoring makes the driver build an event per command.
+   */
+  commandStats?: Registry;
 }
 
 /** Connects to the service's own database; no service ever opens another's. */
-export async function connectMongo({ url, dbName, logger }: MongoOptions): Promise<Connection> {
+export async function connectMongo({
+  url,
+  dbName,
+  logger,
+  commandStats,
+}: MongoOptions): Promise<Connection> {
   const connection = mongoose.createConnection(url, {
     dbName,
     serverSelectionTimeoutMS: 10_000,
     connectTimeoutMS: 10_000,
     maxPoolSize: 20,
+    monitorCommands: commandStats !== undefined,
   });
+  if (commandStats) countCommands(connection, commandStats);
   connection.on('disconnected', () => logger.warn({ dbName }, 'database disconnected'));
   connection.on('reconnected', () => logger.info({ dbName }, 'database reconnected'));
   await connection.asPromise();
@@ -28,4 +42,16 @@ export async function connectMongo({ url, dbName, logger }: MongoOptions): Promi
 
 export function isMongoReady(connection: Connection): boolean {
   return connection.readyState === mongoose.ConnectionStates.connected;
+}
+
+function countCommands(connection: Connection, registry: Registry): void {
+  const commands = new Counter({
+    name: 'switchboard_db_commands_total',
+    help: 'Database commands sent by the driver, by command name (only with DB_COMMAND_STATS)',
+    labelNames: ['command'] as const,
+    registers: [registry],
+  });
+  connection
+    .getClient()
+    .on('commandStarted', (event) => commands.inc({ command: event.commandName }));
 }

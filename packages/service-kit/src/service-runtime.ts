@@ -73,6 +73,7 @@ async function startRuntime<C extends ServiceConfig>(
     url: config.MONGODB_URL,
     dbName: `${config.MONGODB_DB_PREFIX}${service}`,
     logger,
+    commandStats: config.DB_COMMAND_STATS ? metrics.registry : undefined,
   });
 
   let broker: Broker | undefined;

@@ -1,98 +1,356 @@
-// Sending through the gateway (issue 4, point 9): accepted sends per second and p50/p99 latency of
-// `POST /api/svc/sendMessageToPhoneNumber` through the gateway to the provider simulator, beside a
-// baseline from the same run — the same load sent straight at the simulator's Cloud API.
+// Sending on the realistic path (issue 16, point 1): `POST /api/svc/sendMessageToPhoneNumber`
+// through the gateway to the provider simulator, which posts sent, delivered and read for each
+// message back through inbound, while one customer webhook receiver (an HTTP server in this
+// process) subscribed to `message_sent` and `message_status_updated` verifies the signature of
+// every event. Printed: accepted sends/s with p50/p99, the baseline of the same run (the same
+// load straight at the simulator), the raw driver ceiling of the same database, database commands
+// per accepted send, and `cpu per send: <total> ms total, <ours> ms in our services` from /proc
+// over the measured window (first send to the last webhook event), with a per-process breakdown.
 //
 //   npx tsc -b && node services/messaging/bench/send-throughput.bench.js [SENDS]
 //
-// Env: SENDS (default 2000), CONCURRENCY (requests in flight, default 32), PHONES (distinct
-// recipients, cycled; default 200), SEND_RATE_PER_SECOND (messaging's token bucket per number,
-// default 100000: unpaced, to measure the pipeline; 80 shows the provider's default pacing),
-// STATUS_WEBHOOKS=1 (the simulator posts sent/delivered/read back through inbound while the
-// service run goes; default off), MONGODB_URL, AMQP_URL, BASE_PORT (default 18080).
-// Every process runs on its own, started by scripts/launcher.js from the compiled dist/ files,
-// in a RabbitMQ vhost and database prefix of its own (both removed at the end).
+// Env: SENDS (default 3000), CONCURRENCY (requests in flight, default 32), PHONES (distinct
+// recipients, cycled; default 200), STATUSES (1: the simulator posts sent/delivered/read through
+// inbound, default; 0: none), RATE (sends/s started whatever the answers do, for the paced p99;
+// default 0: closed loop), SEND_RATE_PER_SECOND (messaging's token bucket per number, default
+// 100000: unpaced), DRAIN_TIMEOUT_MS (how long to wait for the webhook events after the last
+// answer, default 120000), CPU_PROF_DIR (every service runs with --cpu-prof, its profile written
+// there at exit), MONGODB_URL, AMQP_URL, BASE_PORT (default 18080; the gateway's metrics on +20,
+// the receiver on +21). CPU of docdb, PostgreSQL and RabbitMQ is the whole server's: whatever
+// else uses them in the window is in it (the `other` row shows the rest of the machine).
+const { createHmac, timingSafeEqual } = require('node:crypto');
+const nodeHttp = require('node:http');
+const os = require('node:os');
 const path = require('node:path');
+const { MongoClient } = require('mongodb');
+const scripts = path.join(__dirname, '..', '..', '..', 'scripts');
 const { createCaller, load: loadWith, withBenchSystem } = require(
-  path.join(__dirname, '..', '..', '..', 'scripts', 'bench-support'),
+  path.join(scripts, 'bench-support'),
 );
+const measure = require(path.join(scripts, 'bench-measure'));
 
-const SENDS = Number(process.argv[2] ?? process.env.SENDS ?? 2000);
+const SENDS = Number(process.argv[2] ?? process.env.SENDS ?? 3000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const PHONES = Number(process.env.PHONES ?? 200);
+const STATUSES = (process.env.STATUSES ?? process.env.STATUS_WEBHOOKS ?? '1') !== '0';
+const RATE = Number(process.env.RATE ?? 0);
 const SEND_RATE = process.env.SEND_RATE_PER_SECOND ?? '100000';
-const STATUS_WEBHOOKS = process.env.STATUS_WEBHOOKS === '1';
+const DRAIN_TIMEOUT_MS = Number(process.env.DRAIN_TIMEOUT_MS ?? 120_000);
+const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
 const BASE_PORT = Number(process.env.BASE_PORT ?? 18080);
+const METRICS_PORT = BASE_PORT + 20;
+const RECEIVER_PORT = BASE_PORT + 21;
+const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
+// Paced, calls start on time whatever is in flight: enough workers that the cap never binds.
+const IN_FLIGHT = RATE > 0 ? Math.max(CONCURRENCY, RATE * 20) : CONCURRENCY;
+const OUR_SERVICES = ['gateway', 'messaging', 'contacts', 'campaigns', 'webhooks', 'inbound'];
 const simToken = `bench-${process.pid}`;
-const http = createCaller(CONCURRENCY);
+const http = createCaller(IN_FLIGHT);
 const post = http.post;
-const load = (label, count, call) => loadWith(label, count, CONCURRENCY, call);
+const load = (label, count, call, rate = 0) => loadWith(label, count, IN_FLIGHT, call, rate);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const phoneOf = (index) => String(393_400_000_000 + (index % PHONES));
 
+/** The customer's endpoint: counts events by name, answers 403 to a bad signature (spec §5.2). */
+function startReceiver() {
+  const received = new Map();
+  let secret = '';
+  let badSignatures = 0;
+  let lastEventAt = 0;
+  const server = nodeHttp.createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const given = Buffer.from(String(request.headers['x-webhook-signature'] ?? ''), 'utf8');
+      const expected = Buffer.from(
+        createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex'),
+        'utf8',
+      );
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        badSignatures += 1;
+        response.writeHead(403).end();
+        return;
+      }
+      const event = String(request.headers['x-webhook-event'] ?? JSON.parse(body).event);
+      received.set(event, (received.get(event) ?? 0) + 1);
+      lastEventAt = Date.now();
+      response.writeHead(204).end();
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(RECEIVER_PORT, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${RECEIVER_PORT}/hook`,
+        trust: (value) => (secret = value),
+        total: () => [...received.values()].reduce((sum, n) => sum + n, 0),
+        counts: () => new Map(received),
+        reset: () => received.clear(),
+        badSignatures: () => badSignatures,
+        lastEventAt: () => lastEventAt,
+        close: () => new Promise((done) => server.close(done)),
+      }),
+    );
+  });
+}
+
+/**
+ * Waits for `expected` events, or until none has arrived for `quietMs` (an event retried by the
+ * broker may come late), or the timeout. Answers when the last event came and every process's
+ * CPU then (read at the poll that saw it), so that a quiet wait is not charged to the sends.
+ */
+async function drain(receiver, { quietMs, timeoutMs, expected }) {
+  const started = Date.now();
+  let seen = -1;
+  let quietSince = Date.now();
+  let cpu = measure.snapshotCpu();
+  while (Date.now() - started < timeoutMs) {
+    const total = receiver.total();
+    if (total !== seen) {
+      seen = total;
+      quietSince = Date.now();
+      cpu = measure.snapshotCpu();
+    } else if (Date.now() - quietSince >= quietMs) break;
+    if (expected !== undefined && total >= expected) break;
+    await sleep(100);
+  }
+  return { at: receiver.lastEventAt() || Date.now(), cpu };
+}
+
+async function dbCommands(metricsUrls) {
+  const counts = new Map();
+  for (const [name, url] of Object.entries(metricsUrls)) {
+    const answer = await http.get(url).catch(() => ({ status: 0, text: '' }));
+    counts.set(
+      name,
+      measure.counterByLabel(answer.text, 'switchboard_db_commands_total', 'command'),
+    );
+  }
+  return counts;
+}
+
+/** The plain driver against the same database: what one small write at a time can reach. */
+async function driverCeiling(dbName) {
+  const client = await new MongoClient(MONGODB_URL, { maxPoolSize: CONCURRENCY }).connect();
+  const collection = client.db(dbName).collection('ceiling');
+  const ops = Math.min(SENDS, 2000);
+  const timed = async (count, op) => {
+    let next = 0;
+    const started = process.hrtime.bigint();
+    const worker = async () => {
+      while (next < count) await op(next++);
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    return count / (Number(process.hrtime.bigint() - started) / 1e9);
+  };
+  try {
+    const insertOne = await timed(ops, (i) => collection.insertOne({ _id: i, n: 0, body: 'x' }));
+    const updateOne = await timed(ops, (i) => collection.updateOne({ _id: i }, { $set: { n: 1 } }));
+    const batches = Math.ceil(ops / 50);
+    const insertMany = await timed(batches, (b) =>
+      collection.insertMany(
+        Array.from({ length: 50 }, (_, i) => ({ _id: `${b}-${i}`, n: 0, body: 'x' })),
+      ),
+    );
+    return { insertOne, updateOne, insertManyDocs: insertMany * 50 };
+  } finally {
+    await client.close();
+  }
+}
+
 async function main() {
+  const receiver = await startReceiver();
   const env = {
     SEND_RATE_PER_SECOND: SEND_RATE,
     SIM_THROUGHPUT_PER_SECOND: '0',
     SIM_ACCESS_TOKEN: simToken,
-    SIM_STATUS_DELAYS_MS: STATUS_WEBHOOKS ? '100,200,300' : '',
+    SIM_STATUS_DELAYS_MS: STATUSES ? '100,200,300' : '',
     SIM_PAIR_RATE_LIMIT: 'false',
+    ALLOW_PRIVATE_URLS: 'true',
+    DB_COMMAND_STATS: '1',
+    METRICS_PORT: String(METRICS_PORT),
+    ...(CPU_PROF_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}` } : {}),
   };
-  await withBenchSystem('msg', { basePort: BASE_PORT, env }, async ({ system, adminToken }) => {
-    const gateway = system.urls.gateway;
-    const simulator = system.urls['provider-simulator'];
-    const created = await post(
-      `${gateway}/admin/organizations`,
-      { name: 'Bench Co', plan: 'premium' },
-      { authorization: `Bearer ${adminToken}` },
-    );
-    if (created.status !== 201) throw new Error(`create organization: ${created.text}`);
-    const { token, channel } = JSON.parse(created.text);
-
-    // Warm-up: contacts for every phone, JIT, connection pools.
-    await load('warm-up (not counted)', Math.min(PHONES, SENDS), (i) =>
-      post(`${gateway}/api/svc/sendMessageToPhoneNumber`, {
+  await withBenchSystem(
+    'msg',
+    { basePort: BASE_PORT, env },
+    async ({ system, adminToken, prefix }) => {
+      const gateway = system.urls.gateway;
+      const simulator = system.urls['provider-simulator'];
+      const metricsUrls = Object.fromEntries(
+        OUR_SERVICES.map((name) => [
+          name,
+          name === 'gateway'
+            ? `http://127.0.0.1:${METRICS_PORT}/metrics`
+            : `${system.urls[name]}/metrics`,
+        ]),
+      );
+      const created = await post(
+        `${gateway}/admin/organizations`,
+        { name: 'Bench Co', plan: 'premium' },
+        { authorization: `Bearer ${adminToken}` },
+      );
+      if (created.status !== 201) throw new Error(`create organization: ${created.text}`);
+      const { token, channel } = JSON.parse(created.text);
+      const hook = await post(`${gateway}/developer/webhooks`, {
         token,
-        phone: phoneOf(i),
-        message: `warm-up ${i}`,
-      }),
-    );
-
-    console.log(`\n${SENDS} sends, ${CONCURRENCY} in flight, ${PHONES} recipients:`);
-    // The baseline's sends are not messaging's: no status webhooks for them, so that they do not
-    // reach messaging as statuses of unknown messages while the service run goes.
-    if (STATUS_WEBHOOKS) {
-      await post(`${simulator}/sim/faults`, {
-        phone_number_id: channel.phone_number_id,
-        statuses: [],
+        name: 'Bench receiver',
+        url: receiver.url,
+        events: ['message_sent', 'message_status_updated'],
       });
-    }
-    const baseline = await load('baseline: straight at the simulator', SENDS, (i) =>
-      post(
-        `${simulator}/v24.0/${channel.phone_number_id}/messages`,
-        {
-          messaging_product: 'whatsapp',
-          recipient_type: 'individual',
-          to: phoneOf(i),
-          type: 'text',
-          text: { body: `bench ${i}` },
-        },
-        { authorization: `Bearer ${simToken}` },
-      ),
-    );
-    if (STATUS_WEBHOOKS) await http.del(`${simulator}/sim/faults`);
-    const service = await load('service: gateway → messaging → simulator', SENDS, (i) =>
-      post(`${gateway}/api/svc/sendMessageToPhoneNumber`, {
-        token,
-        phone: phoneOf(i),
-        message: `bench ${i}`,
-      }),
-    );
-    console.log(
-      `\nsendMessageToPhoneNumber, ${SENDS} sends, concurrency ${CONCURRENCY}, ` +
-        `SEND_RATE_PER_SECOND=${SEND_RATE}, status webhooks ${STATUS_WEBHOOKS ? 'on' : 'off'}`,
-    );
-    console.table([baseline, service]);
-  });
+      if (hook.status !== 201) throw new Error(`create webhook: ${hook.text}`);
+      receiver.trust(JSON.parse(hook.text).webhook.secret);
+      const send = (label) => (i) =>
+        post(`${gateway}/api/svc/sendMessageToPhoneNumber`, {
+          token,
+          phone: phoneOf(i),
+          message: `${label} ${i}`,
+        });
+
+      // Warm-up: contacts for every phone, JIT, connection pools; its events drain before the run.
+      // Closed loop at CONCURRENCY even when paced: a warm-up is not a measurement.
+      await loadWith(
+        'warm-up (not counted)',
+        Math.min(PHONES, SENDS),
+        CONCURRENCY,
+        send('warm-up'),
+      );
+      await drain(receiver, { quietMs: 3000, timeoutMs: DRAIN_TIMEOUT_MS });
+
+      const mode = RATE > 0 ? `paced at ${RATE}/s` : `${CONCURRENCY} in flight`;
+      console.log(
+        `\n${SENDS} sends, ${mode}, ${PHONES} recipients, statuses ${STATUSES ? 'on' : 'off'}:`,
+      );
+      // The baseline's sends are not messaging's: no status webhooks for them, so that they do not
+      // reach messaging as statuses of unknown messages while the service run goes.
+      if (STATUSES) {
+        await post(`${simulator}/sim/faults`, {
+          phone_number_id: channel.phone_number_id,
+          statuses: [],
+        });
+      }
+      const baseline = await load(
+        'baseline: straight at the simulator',
+        SENDS,
+        (i) =>
+          post(
+            `${simulator}/v24.0/${channel.phone_number_id}/messages`,
+            {
+              messaging_product: 'whatsapp',
+              recipient_type: 'individual',
+              to: phoneOf(i),
+              type: 'text',
+              text: { body: `bench ${i}` },
+            },
+            { authorization: `Bearer ${simToken}` },
+          ),
+        RATE,
+      );
+      if (STATUSES) await http.del(`${simulator}/sim/faults`);
+
+      // The measured window: from the first send to the last webhook event it caused.
+      receiver.reset();
+      const named = new Map(
+        [...OUR_SERVICES, 'provider-simulator'].map((name) => [system.pidOf(name), name]),
+      );
+      named.set(process.pid, 'benchmark client');
+      const loadBefore = os.loadavg()[0];
+      const commandsBefore = await dbCommands(metricsUrls);
+      const cpuBefore = measure.snapshotCpu();
+      const windowStart = Date.now();
+      const service = await load(
+        'service: gateway → messaging → simulator',
+        SENDS,
+        send('bench'),
+        RATE,
+      );
+      const answeredAt = Date.now();
+      // Per send: message_sent, and message_status_updated for sent (on the provider's acceptance)
+      // plus delivered and read when the simulator posts statuses.
+      const expected = service.accepted * (STATUSES ? 4 : 2);
+      const drained = await drain(receiver, {
+        quietMs: 15_000,
+        timeoutMs: DRAIN_TIMEOUT_MS,
+        expected,
+      });
+      const lastEvent = drained.at;
+      const cpuAfter = drained.cpu;
+      const commandsAfter = await dbCommands(metricsUrls);
+      const loadAfter = os.loadavg()[0];
+
+      console.log(
+        `\nsendMessageToPhoneNumber, ${SENDS} sends, ${mode}, SEND_RATE_PER_SECOND=${SEND_RATE}, ` +
+          `statuses ${STATUSES ? 'on' : 'off'}, webhook receiver on message_sent + message_status_updated`,
+      );
+      console.table([baseline, service]);
+
+      const events = receiver.counts();
+      console.log(
+        `webhook events received and verified: ${[...events].map(([e, n]) => `${e} ${n}`).join(', ') || 'none'}` +
+          ` (${(receiver.total() / Math.max(1, service.accepted)).toFixed(2)} per accepted send,` +
+          ` ${receiver.badSignatures()} bad signatures,` +
+          ` ${Math.max(0, expected - receiver.total())} of ${expected} expected missing); last one ` +
+          `${((lastEvent - answeredAt) / 1000).toFixed(1)} s after the last answer; ` +
+          `window ${((lastEvent - windowStart) / 1000).toFixed(1)} s`,
+      );
+
+      const perService = [];
+      const allCommands = new Map();
+      for (const name of OUR_SERVICES) {
+        const grown = measure.growth(commandsBefore.get(name), commandsAfter.get(name));
+        const total = [...grown.values()].reduce((sum, n) => sum + n, 0);
+        for (const [command, n] of grown)
+          allCommands.set(command, (allCommands.get(command) ?? 0) + n);
+        perService.push({
+          service: name,
+          'commands per send': Number((total / service.accepted).toFixed(2)),
+        });
+      }
+      const commandTotal = [...allCommands.values()].reduce((sum, n) => sum + n, 0);
+      console.log(
+        `\ndatabase commands per accepted send: ${(commandTotal / service.accepted).toFixed(1)} (` +
+          [...allCommands]
+            .sort((a, b) => b[1] - a[1])
+            .map(([command, n]) => `${command} ${(n / service.accepted).toFixed(2)}`)
+            .join(', ') +
+          ')',
+      );
+      console.table(perService);
+
+      const { groups, others } = measure.cpuBetween(cpuBefore, cpuAfter, named);
+      const cpu = measure.cpuPerSend(groups, OUR_SERVICES, service.accepted);
+      console.log(`\n${measure.cpuLine(cpu)}`);
+      console.log(
+        `  (${service.accepted} accepted sends; total = our services + docdb + PostgreSQL + ` +
+          'RabbitMQ, whole-server figures for the shared three; load average ' +
+          `${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after)`,
+      );
+      console.table(
+        cpu.byProcess.map((row) => ({
+          ...row,
+          'ms per send': Number(row['ms per send'].toFixed(2)),
+        })),
+      );
+      if (others.length > 0) {
+        console.log(
+          '  other processes in the window: ' +
+            others
+              .slice(0, 5)
+              .map(({ pid, comm, cpuMs }) => `${comm}[${pid}] ${Math.round(cpuMs)} ms`)
+              .join(', '),
+        );
+      }
+
+      const ceiling = await driverCeiling(`${prefix}ceiling`);
+      console.log(
+        `\nraw driver ceiling, same database, ${CONCURRENCY} in flight: ` +
+          `insertOne ${Math.round(ceiling.insertOne)}/s, updateOne by _id ${Math.round(ceiling.updateOne)}/s, ` +
+          `insertMany of 50 ${Math.round(ceiling.insertManyDocs)} docs/s`,
+      );
+    },
+  );
+  await receiver.close();
   http.destroy();
 }
 
