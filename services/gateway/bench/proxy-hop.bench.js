@@ -77,10 +77,7 @@ async function main() {
       };
       const direct = {
         contacts: () =>
-          caller.get(
-            `${system.urls.contacts}/api/svc/getContacts?page=1&per_page=1`,
-            ownerHeaders,
-          ),
+          caller.get(`${system.urls.contacts}/api/svc/getContacts?page=1&per_page=1`, ownerHeaders),
         send: (i) =>
           caller.post(
             `${system.urls.messaging}/api/svc/sendMessageToPhoneNumber`,

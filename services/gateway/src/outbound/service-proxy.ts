@@ -194,7 +194,9 @@ function isParsedBody(body: unknown): body is Record<string, unknown> {
 }
 
 function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+  return (
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
+  );
 }
 
 /**
