@@ -10,6 +10,12 @@ export * from './logger';
 export * from './metrics';
 export * from './mongo';
 export * from './outbound-client';
+export {
+  CountedAnswer,
+  createRemoteGuard,
+  type RemoteGuard,
+  type RemoteGuardOptions,
+} from './remote-guard';
 export * from './outbox';
 export * from './periodic-job';
 export * from './reseal-job';

@@ -1,31 +1,10 @@
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
-import CircuitBreaker from 'opossum';
 import type { Logger } from './logger';
-import { closeBreakerWhenReady } from './readiness-probe';
-import { currentServiceMetrics, type OutboundOutcome, type ServiceMetrics } from './metrics';
+import type { ServiceMetrics } from './metrics';
+import { CountedAnswer, createRemoteGuard } from './remote-guard';
 import { withheldTraceContext } from './trace-context';
 
-export type OutboundFailureKind = 'timeout' | 'unreachable' | 'circuit_open';
-
-/** A call to a remote that produced no usable answer; callers map it to their own error. */
-export class OutboundError extends Error {
-  override readonly name = 'OutboundError';
-  constructor(
-    readonly client: string,
-    readonly kind: OutboundFailureKind,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/** Carries a response that counts against the breaker out of the breaker, then back to the caller. */
-class FailedResponse extends Error {
-  constructor(readonly response: AxiosResponse) {
-    super(`status ${response.status}`);
-  }
-}
+export { OutboundError, type OutboundFailureKind } from './remote-guard';
 
 export interface OutboundClientOptions {
   name: string;
@@ -78,87 +57,32 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     maxRedirects: 0,
     validateStatus: () => true,
   });
-  const breaker = new CircuitBreaker(
-    async (config: AxiosRequestConfig) => {
-      const response = await instance.request(config);
-      if (countsAsFailure(response.status)) throw new FailedResponse(response);
-      return response;
-    },
-    {
-      timeout: false,
-      errorThresholdPercentage: options.breaker?.errorThresholdPercentage ?? 50,
-      resetTimeout: options.breaker?.resetTimeoutMs ?? 10_000,
-      volumeThreshold: options.breaker?.volumeThreshold ?? 5,
-    },
-  );
-  const log = options.logger.child({ client: options.name });
-  breaker.on('open', () => log.warn('circuit opened'));
-  breaker.on('halfOpen', () => log.info('circuit half-open'));
-  breaker.on('close', () => log.info('circuit closed'));
-  // Another Switchboard service says itself when it is back (`/readyz`): a breaker opened while it
-  // restarted closes as soon as it is ready, not a whole reset timeout later.
-  let lastFailureUnanswered = false;
-  breaker.on('failure', (error) => {
-    lastFailureUnanswered = !(error instanceof FailedResponse);
+  const guard = createRemoteGuard({
+    name: options.name,
+    logger: options.logger,
+    probeBaseURL: options.outsideRemote ? undefined : options.baseURL,
+    breaker: options.breaker,
+    metrics: options.metrics,
+    metricsLabel: options.metricsLabel,
   });
-  const stopProbing =
-    options.baseURL && !options.outsideRemote
-      ? closeBreakerWhenReady(breaker, options.baseURL, () => lastFailureUnanswered)
-      : undefined;
-
-  const metrics = options.metrics ?? currentServiceMetrics();
-  const label = options.metricsLabel ?? options.name;
-  const untrackBreaker = metrics?.trackBreaker(label, () =>
-    breaker.opened ? 'open' : breaker.halfOpen ? 'half_open' : 'closed',
-  );
-  const observe = (outcome: OutboundOutcome, started: number) =>
-    metrics?.observeOutboundCall(label, outcome, (performance.now() - started) / 1000);
 
   return {
     name: options.name,
-    async request<T>(config: AxiosRequestConfig): Promise<AxiosResponse<T>> {
-      const started = performance.now();
-      try {
-        const fire = () => breaker.fire(config) as Promise<AxiosResponse<T>>;
-        const response = await (options.outsideRemote ? withheldTraceContext(fire) : fire());
-        observe(statusClass(response.status), started);
-        return response;
-      } catch (error) {
-        if (error instanceof FailedResponse) {
-          observe(statusClass(error.response.status), started);
-          return error.response as AxiosResponse<T>;
-        }
-        const failure = toOutboundError(options.name, error);
-        observe(failure.kind, started);
-        throw failure;
-      }
+    request<T>(config: AxiosRequestConfig): Promise<AxiosResponse<T>> {
+      const run = () =>
+        guard.run(
+          async () => {
+            const response = await instance.request<T>(config);
+            if (countsAsFailure(response.status)) {
+              throw new CountedAnswer(response.status, response);
+            }
+            return response;
+          },
+          (response) => response.status,
+        );
+      return options.outsideRemote ? withheldTraceContext(run) : run();
     },
-    isCircuitOpen: () => breaker.opened,
-    shutdown: () => {
-      stopProbing?.();
-      untrackBreaker?.();
-      breaker.shutdown();
-    },
+    isCircuitOpen: () => guard.isCircuitOpen(),
+    shutdown: () => guard.shutdown(),
   };
-}
-
-function statusClass(status: number): OutboundOutcome {
-  return `${Math.min(Math.max(Math.floor(status / 100), 1), 5)}xx` as OutboundOutcome;
-}
-
-function toOutboundError(client: string, error: unknown): OutboundError {
-  const code = (error as { code?: string })?.code;
-  if (code === 'EOPENBREAKER') {
-    return new OutboundError(client, 'circuit_open', `${client} is failing; calls are paused`, {
-      cause: error,
-    });
-  }
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
-    return new OutboundError(client, 'timeout', `${client} did not answer in time`, {
-      cause: error,
-    });
-  }
-  return new OutboundError(client, 'unreachable', `${client} could not be reached`, {
-    cause: error,
-  });
 }

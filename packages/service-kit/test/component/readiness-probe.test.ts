@@ -23,13 +23,18 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
-const clientOf = (port: number, outsideRemote = false) =>
+const clientOf = (
+  port: number,
+  outsideRemote = false,
+  countsAsFailure?: (status: number) => boolean,
+) =>
   createOutboundClient({
     name: 'remote',
     baseURL: `http://127.0.0.1:${port}`,
     timeoutMs: 500,
     logger,
     outsideRemote,
+    countsAsFailure,
     breaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 60_000 },
   });
 
@@ -69,7 +74,11 @@ describe('the breaker of a call to another Switchboard service', () => {
       res.end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const client = clientOf((server.address() as AddressInfo).port);
+    const client = clientOf(
+      (server.address() as AddressInfo).port,
+      false,
+      (status) => status >= 500,
+    );
     try {
       for (let i = 0; i < 3; i++) await client.request({ url: '/' });
       expect(client.isCircuitOpen()).toBe(true);

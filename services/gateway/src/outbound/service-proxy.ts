@@ -1,5 +1,5 @@
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import {
   INTERNAL_SECRET_HEADER,
@@ -10,10 +10,10 @@ import {
 import {
   AppError,
   OutboundError,
-  createOutboundClient,
+  createRemoteGuard,
   requestId,
   type Logger,
-  type OutboundClient,
+  type RemoteGuard,
 } from '@switchboard/service-kit';
 import type { Organization } from '../data-access/organization-store';
 import { isForwardablePath } from '../domain/public-paths';
@@ -44,22 +44,51 @@ export interface ServiceProxyOptions {
  * Forwards a request to the service that owns it, stating the organization in trusted headers.
  * A parsed body is re-sent as JSON without the token; an unparsed one (multipart, signed
  * provider webhooks) is streamed through byte for byte.
+ *
+ * Calls go over plain node:http on one keep-alive agent per owner rather than through axios: the
+ * hop is on every public request, and axios' request building, adapters and response wrapping
+ * cost more than the rest of the gateway's work (docs/benchmarks.md, "Gateway proxy hop"). The
+ * breaker and readiness probe are the service kit's, as for every other remote.
  */
 export function createServiceProxy(options: ServiceProxyOptions) {
-  const clients = new Map<OwnerService, OutboundClient>();
+  const owners = new Map<OwnerService, Owner>();
   for (const [service, baseURL] of Object.entries(options.urls) as [OwnerService, string][]) {
-    clients.set(
-      service,
-      createOutboundClient({
-        name: service,
-        baseURL,
-        timeoutMs: options.timeoutMs,
-        logger: options.logger,
-        // Any answer of an owner is passed on: messaging's 502/503 is one channel's provider
-        // failing, and counting it would open this breaker for every organization's calls.
-        countsAsFailure: () => false,
-      }),
+    owners.set(service, {
+      url: new URL(baseURL),
+      agent: new http.Agent({ keepAlive: true }),
+      // Any answer of an owner is passed on: messaging's 502/503 is one channel's provider
+      // failing, and counting it would open this breaker for every organization's calls. Only
+      // no answer (refused, timed out) counts, and opens the breaker until `/readyz` says ready.
+      guard: createRemoteGuard({ name: service, logger: options.logger, probeBaseURL: baseURL }),
+    });
+  }
+
+  /** One call to an owner; resolves once its status and headers are in, the body still to read. */
+  function send(
+    service: OwnerService,
+    method: string,
+    path: string,
+    headers: OutgoingHttpHeaders,
+    body: Buffer | Readable | undefined,
+  ): Promise<IncomingMessage> {
+    const owner = owners.get(service)!;
+    return owner.guard.run(
+      () => exchange(owner, options.timeoutMs, method, path, headers, body),
+      (answer) => answer.statusCode ?? 0,
     );
+  }
+
+  async function unavailableIfUnanswered<T>(service: OwnerService, call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof OutboundError) {
+        throw new AppError('dependency_unavailable', `The ${service} service is unavailable`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
   }
 
   return {
@@ -75,16 +104,14 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       organization?: Organization,
     ): Promise<void> {
       if (!isForwardablePath(path)) throw new AppError('not_found', 'No such path');
-      const client = clients.get(service)!;
-      const url = new URL(req.originalUrl, 'http://gateway');
-      url.searchParams.delete('token');
+      const search = searchWithoutToken(req.originalUrl);
 
-      const headers: Record<string, string> = {
+      const headers: OutgoingHttpHeaders = {
         [INTERNAL_SECRET_HEADER]: options.internalSecret,
         [REQUEST_ID_HEADER]: requestId(res),
       };
       for (const name of FORWARDED_HEADERS) {
-        const value = req.header(name);
+        const value = req.headers[name];
         if (value !== undefined) headers[name] = value;
       }
       if (organization) {
@@ -93,40 +120,34 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         headers[ORG_HEADERS.planStartedAt] = organization.plan_started_at.toISOString();
       }
 
-      let data: unknown;
+      let body: Buffer | Readable | undefined;
       if (isParsedBody(req.body)) {
         const { token: _token, ...rest } = req.body as Record<string, unknown>;
-        data = JSON.stringify(rest);
+        body = Buffer.from(JSON.stringify(rest));
         headers['content-type'] = 'application/json';
-        delete headers['content-length'];
+        headers['content-length'] = body.length;
       } else if (hasBody(req)) {
-        data = req;
+        body = req;
+      } else {
+        delete headers['content-length'];
       }
 
-      try {
-        const answer = await client.request<Readable>({
-          method: req.method,
-          url: path + url.search,
-          headers,
-          data,
-          // Streamed through, so a long listing is never held whole in the gateway's memory.
-          responseType: 'stream',
-          maxBodyLength: Infinity,
-        });
-        res.status(answer.status);
-        for (const name of RETURNED_HEADERS) {
-          const value = answer.headers[name];
-          if (typeof value === 'string') res.setHeader(name, value);
-        }
-        await pipeline(answer.data, res);
-      } catch (error) {
-        if (error instanceof OutboundError) {
-          throw new AppError('dependency_unavailable', `The ${service} service is unavailable`, {
-            cause: error,
-          });
-        }
-        throw error;
+      const answer = await unavailableIfUnanswered(
+        service,
+        send(service, req.method, path + search, headers, body),
+      );
+      res.status(answer.statusCode ?? 502);
+      for (const name of RETURNED_HEADERS) {
+        const value = answer.headers[name];
+        if (typeof value === 'string') res.setHeader(name, value);
       }
+      // A known length goes on, so the client's answer is not chunked: one write, not two.
+      const length = answer.headers['content-length'];
+      if (length !== undefined && answer.headers['transfer-encoding'] === undefined) {
+        res.setHeader('content-length', length);
+      }
+      // Streamed through, so a long listing is never held whole in the gateway's memory.
+      await relay(answer, res);
     },
 
     /** A call of the gateway's own to an internal route (`/internal/*`) of another service. */
@@ -135,29 +156,37 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       config: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; data?: unknown },
       requestIdValue?: string,
     ): Promise<{ status: number; data: T }> {
-      const headers: Record<string, string> = {
+      const headers: OutgoingHttpHeaders = {
         [INTERNAL_SECRET_HEADER]: options.internalSecret,
+        accept: 'application/json',
       };
       if (requestIdValue) headers[REQUEST_ID_HEADER] = requestIdValue;
-      try {
-        const answer = await clients.get(service)!.request<T>({ ...config, headers });
-        return { status: answer.status, data: answer.data };
-      } catch (error) {
-        if (error instanceof OutboundError) {
-          throw new AppError('dependency_unavailable', `The ${service} service is unavailable`, {
-            cause: error,
-          });
-        }
-        throw error;
+      let body: Buffer | undefined;
+      if (config.data !== undefined) {
+        body = Buffer.from(JSON.stringify(config.data));
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = body.length;
       }
+      const answer = await unavailableIfUnanswered(
+        service,
+        send(service, config.method, config.url, headers, body),
+      );
+      const text = Buffer.concat(await answer.toArray()).toString('utf8');
+      let data: unknown = text;
+      if (String(answer.headers['content-type']).includes('json') && text !== '') {
+        data = JSON.parse(text);
+      }
+      return { status: answer.statusCode ?? 502, data: data as T };
     },
 
     shutdown(): void {
-      for (const client of clients.values()) client.shutdown();
+      for (const owner of owners.values()) {
+        owner.guard.shutdown();
+        owner.agent.destroy();
+      }
     },
   };
 }
-
 export type ServiceProxy = ReturnType<typeof createServiceProxy>;
 
 function isParsedBody(body: unknown): body is Record<string, unknown> {
@@ -165,5 +194,88 @@ function isParsedBody(body: unknown): body is Record<string, unknown> {
 }
 
 function hasBody(req: Request): boolean {
-  return req.header('transfer-encoding') !== undefined || Number(req.header('content-length')) > 0;
+  return (
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
+  );
+}
+
+/**
+ * Pipes the owner's answer to the client; settles when the client's answer is finished or either
+ * side is gone (then both are closed). Not stream/promises' pipeline: its abort controller costs
+ * a DOMException per request, 4 % of the gateway's CPU.
+ */
+function relay(answer: IncomingMessage, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => {
+      answer.destroy();
+      res.destroy(error);
+      reject(error);
+    };
+    answer.once('error', fail);
+    answer.once('aborted', () => fail(new Error('the owner closed its answer early')));
+    res.once('close', () => {
+      if (!answer.complete) answer.destroy();
+      resolve();
+    });
+    answer.pipe(res);
+  });
+}
+
+interface Owner {
+  url: URL;
+  agent: http.Agent;
+  guard: RemoteGuard;
+}
+
+/** The query string, as the URL parser writes it, without `token`, which stays at the edge. */
+function searchWithoutToken(originalUrl: string): string {
+  if (!originalUrl.includes('?')) return '';
+  const url = new URL(originalUrl, 'http://gateway');
+  url.searchParams.delete('token');
+  return url.search;
+}
+
+/**
+ * One request on the owner's keep-alive agent. No answer (status line and headers) within
+ * `timeoutMs` is a timeout (ETIMEDOUT); a body that then stalls as long ends the exchange too.
+ */
+function exchange(
+  owner: Owner,
+  timeoutMs: number,
+  method: string,
+  path: string,
+  headers: OutgoingHttpHeaders,
+  body: Buffer | Readable | undefined,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({
+      protocol: owner.url.protocol,
+      hostname: owner.url.hostname,
+      port: owner.url.port,
+      method,
+      path,
+      headers,
+      agent: owner.agent,
+    });
+    const timer = setTimeout(() => {
+      request.destroy(Object.assign(new Error('no answer in time'), { code: 'ETIMEDOUT' }));
+    }, timeoutMs);
+    request.setTimeout(timeoutMs, () => {
+      request.destroy(Object.assign(new Error('stalled'), { code: 'ETIMEDOUT' }));
+    });
+    request.once('response', (response) => {
+      clearTimeout(timer);
+      resolve(response);
+    });
+    request.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    if (body instanceof Readable) {
+      body.pipe(request);
+      body.once('error', (error) => request.destroy(error));
+    } else {
+      request.end(body);
+    }
+  });
 }

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   CreateTokenResponseSchema,
   ErrorResponseSchema,
@@ -14,18 +16,28 @@ import {
 const prefix = uniquePrefix('gateway');
 let stack: GatewayStack;
 let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
+// Takes connections and requests and never answers: campaigns is "hung".
+let hung: Server;
 
 beforeAll(async () => {
   broker = await isolatedAmqpUrl('gateway');
+  hung = createServer(() => undefined);
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
   stack = await startGatewayStack({
     dbPrefix: prefix,
     amqpUrl: broker.url,
     // Nothing listens on port 1: contacts is "down".
-    gatewayEnv: { CONTACTS_URL: 'http://127.0.0.1:1', PROXY_TIMEOUT_MS: '1000' },
+    gatewayEnv: {
+      CONTACTS_URL: 'http://127.0.0.1:1',
+      CAMPAIGNS_URL: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+      PROXY_TIMEOUT_MS: '1000',
+    },
   });
 });
 
 afterAll(async () => {
+  hung.closeAllConnections();
+  await new Promise((resolve) => hung.close(resolve));
   await stack.stop();
   await dropDatabasesWithPrefix(prefix);
   await broker.drop();
@@ -195,6 +207,17 @@ describe('gateway organizations and tokens', () => {
     const response = await fetch(`${gatewayUrl()}/api/svc/getContacts?token=${token}`);
     expect(response.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  test('when the owner takes the request and never answers, then the gateway answers 503 dependency_unavailable after PROXY_TIMEOUT_MS', async () => {
+    const { token } = await newOrganization();
+    const started = Date.now();
+    const response = await fetch(`${gatewayUrl()}/api/svc/getCampaigns?token=${token}`);
+    const elapsed = Date.now() - started;
+    expect(response.status).toBe(503);
+    expect(ErrorResponseSchema.parse(await response.json()).code).toBe('dependency_unavailable');
+    expect(elapsed).toBeGreaterThanOrEqual(900);
+    expect(elapsed).toBeLessThan(3_000);
   });
 
   test('when the JSON body is malformed, then the answer is 400 and not 401 or 5xx', async () => {

@@ -1,0 +1,121 @@
+// What the gateway's proxy hop costs (issue 16): the gateway's CPU per proxied request, for a
+// cheap read (`getContacts`, one contact a page) and for sends, beside the baseline of the same
+// run: the owning service called directly with the internal secret and the organization headers,
+// as the gateway would call it, so that the difference is the hop.
+//
+//   npx tsc -b && node services/gateway/bench/proxy-hop.bench.js [REQUESTS]
+//
+// Env: REQUESTS (per measured run, default 2,000), CONCURRENCY (default 16), BASE_PORT (18280).
+// CPU is read from /proc/<pid>/stat (user + system) of the gateway and the owner over each
+// measured run only; the load itself runs in this process.
+const fs = require('node:fs');
+const path = require('node:path');
+const root = path.join(__dirname, '..', '..', '..');
+const { createCaller, load, withBenchSystem } = require(
+  path.join(root, 'scripts', 'bench-support'),
+);
+
+const REQUESTS = Number(process.argv[2] ?? process.env.REQUESTS ?? 2_000);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+const BASE_PORT = Number(process.env.BASE_PORT ?? 18280);
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+const caller = createCaller(CONCURRENCY);
+
+function cpuMs(pid) {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** Runs the load and returns it with the CPU each named process spent per request meanwhile. */
+async function measured(label, pids, call) {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  const row = await load(label, REQUESTS, CONCURRENCY, call);
+  for (const [name, pid] of Object.entries(pids)) {
+    row[`${name} ms/req`] = Number(((cpuMs(pid) - before[name]) / REQUESTS).toFixed(3));
+  }
+  return row;
+}
+
+async function main() {
+  const env = {
+    SEND_RATE_PER_SECOND: '100000',
+    SIM_THROUGHPUT_PER_SECOND: '0',
+    SIM_STATUS_DELAYS_MS: '',
+    SIM_PAIR_RATE_LIMIT: 'false',
+    // The load stays far below any limit: what is measured is the work, not refusals.
+    API_RATE_SCALE: '1000',
+  };
+  const rows = await withBenchSystem(
+    'gwhop',
+    { basePort: BASE_PORT, env },
+    async ({ system, adminToken, internalSecret }) => {
+      const gateway = system.urls.gateway;
+      const created = await caller.post(
+        `${gateway}/admin/organizations`,
+        { name: 'Bench Co', plan: 'premium' },
+        { authorization: `Bearer ${adminToken}` },
+      );
+      if (created.status !== 201) throw new Error(`create organization: ${created.text}`);
+      const { token, organization: org } = JSON.parse(created.text);
+      const ownerHeaders = {
+        'x-internal-secret': internalSecret,
+        'x-org-id': String(org.company_id),
+        'x-org-plan': org.plan,
+        'x-org-plan-started-at': org.plan_started_at,
+      };
+      const phoneOf = (i) => String(393_400_000_000 + (i % 100));
+      const sendBody = (i) => ({ phone: phoneOf(i), message: `bench ${i}` });
+      const viaGateway = {
+        contacts: () =>
+          caller.get(`${gateway}/api/svc/getContacts?page=1&per_page=1`, {
+            authorization: `Bearer ${token}`,
+          }),
+        send: (i) =>
+          caller.post(`${gateway}/api/svc/sendMessageToPhoneNumber`, { token, ...sendBody(i) }),
+      };
+      const direct = {
+        contacts: () =>
+          caller.get(`${system.urls.contacts}/api/svc/getContacts?page=1&per_page=1`, ownerHeaders),
+        send: (i) =>
+          caller.post(
+            `${system.urls.messaging}/api/svc/sendMessageToPhoneNumber`,
+            sendBody(i),
+            ownerHeaders,
+          ),
+      };
+
+      // Warm-up: contacts for every phone, JIT, connection pools, the token cache.
+      await load('warm-up (not counted)', 300, CONCURRENCY, viaGateway.send);
+      await load('warm-up (not counted)', 300, CONCURRENCY, viaGateway.contacts);
+      await load('warm-up (not counted)', 300, CONCURRENCY, direct.contacts);
+
+      const pids = {
+        gateway: system.pidOf('gateway'),
+        contacts: system.pidOf('contacts'),
+        messaging: system.pidOf('messaging'),
+      };
+      console.log(`\n${REQUESTS} requests a run, ${CONCURRENCY} in flight:`);
+      return [
+        await measured('getContacts: owner directly (baseline)', pids, direct.contacts),
+        await measured('getContacts: through the gateway', pids, viaGateway.contacts),
+        await measured('send: owner directly (baseline)', pids, direct.send),
+        await measured('send: through the gateway', pids, viaGateway.send),
+      ];
+    },
+  );
+  console.table(rows);
+  const gatewayMs = (label) => rows.find((row) => row.run === label)['gateway ms/req'];
+  console.log(
+    `gateway CPU per proxied request: getContacts ${gatewayMs('getContacts: through the gateway').toFixed(3)} ms, ` +
+      `send ${gatewayMs('send: through the gateway').toFixed(3)} ms`,
+  );
+}
+
+main()
+  .finally(() => caller.destroy())
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
