@@ -1,13 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { REQUEST_ID_HEADER } from '@switchboard/contracts';
+import express, { type Express } from 'express';
 import type { Logger } from '../logger';
 import type { ServiceMetrics } from '../metrics';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { guardInput } from './input-guards';
 import { healthRoutes, type ReadinessCheck } from './health-routes';
 import { metricsRoute, recordHttpMetrics } from './metrics-routes';
-import { redactPath } from '../span-redaction';
+import { requestContext } from './request-context';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -50,34 +48,4 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use(notFoundHandler);
   app.use(errorMiddleware);
   return app;
-}
-
-export function requestLogger(res: Response): Logger {
-  return res.locals.logger as Logger;
-}
-
-export function requestId(res: Response): string {
-  return res.locals.requestId as string;
-}
-
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
-function requestContext(logger: Logger) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.header(REQUEST_ID_HEADER);
-    const id = incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
-    const started = process.hrtime.bigint();
-    res.locals.requestId = id;
-    res.locals.logger = logger.child({ requestId: id });
-    res.setHeader(REQUEST_ID_HEADER, id);
-    res.on('finish', () => {
-      if (req.path === '/livez' || req.path === '/readyz') return;
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      requestLogger(res).info(
-        { method: req.method, path: redactPath(req.path), status: res.statusCode, durationMs },
-        'request',
-      );
-    });
-    next();
-  };
 }

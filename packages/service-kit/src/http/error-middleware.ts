@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ZodError } from 'zod';
 import type { ErrorResponse } from '@switchboard/contracts';
 import { AppError, describeZodError } from '../errors';
-import { requestLogger } from './create-http-app';
+import { requestLogger } from './request-context';
 
 export function sendError(res: Response, error: AppError): void {
   const body: ErrorResponse = { status: 'error', message: error.message, code: error.code };

@@ -1,4 +1,5 @@
 export * from './create-http-app';
+export { requestId, requestLogger } from './request-context';
 export * from './error-middleware';
 export * from './health-routes';
 export * from './internal-auth';
