@@ -127,7 +127,7 @@ const workQueue = (name: string, owner: ServiceName, withRetry: boolean): QueueD
   { kind: 'queue', name: deadQueueFor(name), owner, role: 'dead', arguments: {} },
 ];
 
-/** What a campaign's progress follows (issue 7); `message_received` is for automated replies. */
+/** What a campaign's progress follows; `message_received` is for automated replies. */
 const PROGRESS_EVENTS = ['message_sent', 'message_failed', 'message_status_updated'] as const;
 
 export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
@@ -155,7 +155,7 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
   ...workQueue(QUEUES.campaignsEvents, 'campaigns', true),
   ...bind(EXCHANGES.events, QUEUES.campaignsEvents, PROGRESS_EVENTS),
 
-  // Automated answers (issue 8) on a queue of their own: a slow answer never holds up progress.
+  // Automated answers on a queue of their own: a slow answer never holds up progress.
   ...workQueue(QUEUES.campaignsAutomation, 'campaigns', true),
   ...bind(EXCHANGES.events, QUEUES.campaignsAutomation, ['message_received']),
 ];

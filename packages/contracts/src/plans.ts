@@ -28,7 +28,7 @@ export interface RequestRate {
 }
 
 /**
- * API request rates of one plan, for the whole deployment (issue 15): each API token may use
+ * API request rates of one plan, for the whole deployment: each API token may use
  * half of its organization's rate, so one runaway integration leaves room for the others.
  */
 export const PLAN_REQUEST_RATES: Record<Plan, { token: RequestRate; organization: RequestRate }> = {

@@ -17,7 +17,7 @@ import type { ServiceClients } from './outbound/service-clients';
 export interface AiBot {
   /** What the settings operations need. */
   settings: AiBotSettingsDeps;
-  /** The last step of the answer order (issue 8 point 2). */
+  /** The last step of the answer order. */
   respond: Responder;
   shutdown(): Promise<void>;
 }

@@ -11,7 +11,7 @@ export const campaignsConfigSchema = z.object({
   PORT: portSchema(8083),
   MESSAGING_URL: z.string().url().default('http://127.0.0.1:8081'),
   CONTACTS_URL: z.string().url().default('http://127.0.0.1:8082'),
-  /** The gateway's internal API: an organization's plan, for automated answers (issue 8). */
+  /** The gateway's internal API: an organization's plan, for automated answers. */
   GATEWAY_URL: z.string().url().default('http://127.0.0.1:8080'),
   /** An API campaign's send waits for messaging, which may retry the provider for a while. */
   SEND_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
@@ -23,7 +23,7 @@ export const campaignsConfigSchema = z.object({
   /** How often campaigns are searched for events left unpublished (broker down, process died). */
   EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(10_000),
   EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
-  /** AI bot (issue 8): the messages of the conversation sent with each question, newest last. */
+  /** AI bot: the messages of the conversation sent with each question, newest last. */
   AI_BOT_HISTORY_MESSAGES: z.coerce.number().int().min(1).max(100).default(10),
   /** Wall-clock limit of one call to an organization's chat-completions endpoint. */
   AI_BOT_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
@@ -33,7 +33,7 @@ export const campaignsConfigSchema = z.object({
   AI_BOT_BREAKER_RESET_MS: z.coerce.number().int().positive().default(30_000),
   /** The former single key of the bots' API keys (32 bytes, base64): opens what it sealed; see SECRET_ENCRYPTION_KEYS. */
   AI_BOT_KEY_ENCRYPTION_KEY: encryptionKeySchema,
-  /** A flow session no message has moved for this long is over (issue 8 point 3). */
+  /** A flow session no message has moved for this long is over. */
   FLOW_SESSION_TIMEOUT_MS: z.coerce
     .number()
     .int()

@@ -32,7 +32,7 @@ import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaig
 import { createOrganizationDirectory } from './outbound/organization-directory';
 import { createServiceClients } from './outbound/service-clients';
 
-/** Tests may stand other steps in for flows and the AI bot (issue 8). */
+/** Tests may stand other steps in for flows and the AI bot. */
 export interface StartOptions {
   responders?: { flow?: Responder; aiBot?: Responder };
 }

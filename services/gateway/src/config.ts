@@ -37,7 +37,7 @@ export const gatewayConfigSchema = z.object({
    */
   /**
    * Where the gateway serves `GET /metrics`: a listener of its own on HOST, never the public
-   * PORT (issue 15). Unset: the gateway's metrics are not served.
+   * PORT. Unset: the gateway's metrics are not served.
    */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),

@@ -16,7 +16,7 @@ export const messagingConfigSchema = z.object({
   PROVIDER_SIMULATOR_URL: z.string().url().optional(),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**
-   * Provider calls one channel may have in progress at once (issue 15): a hanging provider holds
+   * Provider calls one channel may have in progress at once: a hanging provider holds
    * no more than this; its organization's further sends are throttled (429), nobody else's.
    */
   PROVIDER_MAX_IN_FLIGHT_PER_CHANNEL: z.coerce.number().int().min(1).default(64),

@@ -18,7 +18,7 @@ import { brokerDeliveryQueue, startConsumers } from './entry-points/broker/consu
 import { webhookRoutes } from './entry-points/http/webhook-routes';
 import { createWebhookHttpClient } from './outbound/webhook-http-client';
 
-/** Outbound webhooks (issue 5): the management API, and delivery from `svc.events` with retries. */
+/** Outbound webhooks: the management API, and delivery from `svc.events` with retries. */
 export function startService(config: WebhooksConfig): Promise<RunningService<WebhooksConfig>> {
   const schedule = new RetrySchedule(config.WEBHOOK_MAX_ATTEMPTS, config.WEBHOOK_RETRY_DELAYS);
   return startServiceRuntime({

@@ -21,12 +21,12 @@ function brokerEventFor<E extends EventName>(event: E) {
     timestamp: timestamp(),
     company_id: z.number().int().positive(),
     /**
-     * The campaign a message event belongs to (issue 7), outside `data`: the customer's payload
+     * The campaign a message event belongs to, outside `data`: the customer's payload
      * stays exactly as spec §6.3 lists it, and campaigns counts its progress from it.
      */
     campaign_id: z.number().int().positive().optional(),
     /**
-     * `message_received` of a button or list reply (issue 8): the chosen button's or row's id,
+     * `message_received` of a button or list reply: the chosen button's or row's id,
      * outside `data` like `campaign_id` (`data.message` holds its title).
      */
     reply_id: z.string().min(1).max(256).optional(),

@@ -3,7 +3,7 @@ import { HTTP_URL, HTTPS_URL_PATTERN } from './url-pattern';
 import { successResponse } from '../envelope';
 import { defineOperation } from './operation';
 
-// The AI bot (issue 8 point 4): per organization an OpenAI-compatible chat-completions endpoint
+// The AI bot: per organization an OpenAI-compatible chat-completions endpoint
 // that answers an inbound message when nothing else did and the contact's `updateAIBot` flag is
 // on. The settings are campaigns' operations; the per-contact flag stays with contacts.
 

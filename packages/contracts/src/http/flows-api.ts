@@ -11,7 +11,7 @@ import {
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
-// Flows (issue 8 point 3), beyond the spec's table: a conversation a trigger keyword starts and
+// Flows, beyond the spec's table: a conversation a trigger keyword starts and
 // the contact's replies walk through, step by step (`getFlows`, `addFlow`, `updateFlow`,
 // `deleteFlow`). The graph is checked when saved: a step that names a missing step is refused.
 

@@ -47,7 +47,7 @@ export type RevokeTokenResponse = z.infer<typeof RevokeTokenResponseSchema>;
 export const MeResponseSchema = successResponse({ organization: OrganizationSchema });
 export type MeResponse = z.infer<typeof MeResponseSchema>;
 
-/** The gateway's internal API: services that own no organizations ask it for a plan (issue 8). */
+/** The gateway's internal API: services that own no organizations ask it for a plan. */
 export const GATEWAY_INTERNAL_PATHS = {
   /** GET: one organization, by `company_id`; 404 when there is none. */
   organization: (company_id: number) => `/internal/organizations/${company_id}`,
@@ -136,7 +136,7 @@ export const API_OPERATION_OWNERS = {
   deleteTemplate: 'messaging',
   getCampaigns: 'campaigns',
   sendcampaigns: 'campaigns',
-  // Beyond the spec's table (issue 7): campaigns are prepared over the API too.
+  // Beyond the spec's table: campaigns are prepared over the API too.
   createCampaign: 'campaigns',
   getCampaign: 'campaigns',
   startCampaign: 'campaigns',
@@ -149,12 +149,12 @@ export const API_OPERATION_OWNERS = {
   // Issue 8: the AI bot's settings per organization (the per-contact switch is updateAIBot).
   getAIBotSettings: 'campaigns',
   updateAIBotSettings: 'campaigns',
-  // Beyond the spec's table (issue 8): flows are managed over the API.
+  // Beyond the spec's table: flows are managed over the API.
   getFlows: 'campaigns',
   addFlow: 'campaigns',
   updateFlow: 'campaigns',
   deleteFlow: 'campaigns',
-  // Beyond the spec's table (issue 8): an operator turns automated answers back on for a contact.
+  // Beyond the spec's table: an operator turns automated answers back on for a contact.
   updateContactBots: 'campaigns',
   accountStatus: 'messaging',
 } as const satisfies Record<string, Extract<ServiceName, 'messaging' | 'contacts' | 'campaigns'>>;

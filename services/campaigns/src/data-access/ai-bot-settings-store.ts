@@ -2,7 +2,7 @@ import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /**
- * One organization's AI bot settings (issue 8). `_id` is `String(company_id)`: every read (one
+ * One organization's AI bot settings. `_id` is `String(company_id)`: every read (one
  * per inbound message that reaches the bot) and write is by `_id`, the local database's fast
  * path. The API key is kept only sealed (AES-256-GCM, see service-kit's SecretBox).
  */

@@ -2,7 +2,7 @@ import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { Schema, type Connection } from 'mongoose';
 
 /**
- * What automation remembers of one contact (issue 8), `_id` `<company>:<contact>`: every change
+ * What automation remembers of one contact, `_id` `<company>:<contact>`: every change
  * is a conditional write on this one document (no transactions on the local database).
  * - `first_message_id`: the first inbound message automation saw from the contact; only that
  *   message is a first message (the welcome reply), however often it is redelivered.

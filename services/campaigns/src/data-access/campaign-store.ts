@@ -17,7 +17,7 @@ import {
 } from '@switchboard/service-kit';
 
 /**
- * A campaign (issue 7). `_id` is `String(id)`: every write after creation is by `_id` alone, the
+ * A campaign. `_id` is `String(id)`: every write after creation is by `_id` alone, the
  * local database's fast path. Bot campaigns (`type: "bot"`) have `keywords` and no audience; they
  * are never started, automated replies match inbound text against them.
  *

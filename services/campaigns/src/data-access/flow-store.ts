@@ -2,7 +2,7 @@ import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import type { FlowStep } from '@switchboard/contracts';
 
 /**
- * A flow (issue 8 point 3). `_id` is `String(id)`; every lookup by id checks the organization.
+ * A flow. `_id` is `String(id)`; every lookup by id checks the organization.
  * `trigger_keys` are the triggers normalized (automation/normalize-text.ts), what inbound text
  * is compared with.
  */

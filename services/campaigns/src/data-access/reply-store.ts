@@ -2,7 +2,7 @@ import mongoose, { Schema, type Connection } from 'mongoose';
 import type { AutomatedReplyKind, ReplyButton } from '@switchboard/contracts';
 
 /**
- * An automated reply (issue 8). `_id` is `String(id)`, so reads and writes by id take the local
+ * An automated reply. `_id` is `String(id)`, so reads and writes by id take the local
  * database's fast path; every lookup checks the organization. `match_keys` are the triggers
  * normalized once at write time (no collation on the local database, ARCHITECTURE §11).
  */

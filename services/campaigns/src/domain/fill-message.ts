@@ -33,7 +33,7 @@ function valueOf(
     : { value: String(node) };
 }
 
-/** Every placeholder's value in order, or every path that has none (issue 7 point 3). */
+/** Every placeholder's value in order, or every path that has none. */
 export function fillVariables(
   sources: VariableSource[],
   contact: Pick<Contact, 'name' | 'phone' | 'email' | 'custom'> | null,
@@ -143,7 +143,7 @@ export function fillContactPlaceholders(
 
 /**
  * An automated reply's text parts with their named placeholders filled from the contact; a field
- * the contact lacks becomes empty text: an answer is never held back for it (issue 8).
+ * the contact lacks becomes empty text: an answer is never held back for it.
  */
 export function fillTextContent(
   content: Extract<SendContentInput, { type: 'text' }>,

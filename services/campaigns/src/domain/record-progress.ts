@@ -26,7 +26,7 @@ function targetOf(event: BrokerEvent): RecipientState | undefined {
 }
 
 /**
- * A message event of a campaign's message (issue 7 point 4) moves its recipient and the
+ * A message event of a campaign's message moves its recipient and the
  * campaign's counters. The recipient moves first, conditionally on the state it was read in, so
  * an event that is redelivered, duplicated or late counts once or not at all.
  */

@@ -8,7 +8,7 @@ import type { CampaignsDeps } from './dependencies';
 import { contentFor, fillVariables } from './fill-message';
 
 /**
- * `sendcampaigns` / `sendCampaignMessageToPhoneNumber` (issue 7 point 3): the API campaign's
+ * `sendcampaigns` / `sendCampaignMessageToPhoneNumber`: the API campaign's
  * message to one phone, its variables filled from the contact (created when new) and `data`,
  * sent now through messaging; the answer is messaging's.
  */

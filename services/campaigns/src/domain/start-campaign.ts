@@ -26,7 +26,7 @@ function campaignStarted(campaign: StoredCampaign, total: number, now: Date): Br
 }
 
 /**
- * Starts a regular campaign all or nothing (issue 7 points 4–5): the audience is counted, one
+ * Starts a regular campaign all or nothing: the audience is counted, one
  * campaign of the month and that many messages are reserved, and only then is it `started` with
  * `campaign_started` in its outbox. If either quota is short nothing is held and the caller gets
  * the quota error. Each step is recorded first, so `recoverAbandonedStarts` can give back what a

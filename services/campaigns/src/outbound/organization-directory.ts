@@ -6,7 +6,7 @@ import {
 import { createInternalClient, type Logger } from '@switchboard/service-kit';
 
 /**
- * An organization's plan, from the gateway (issue 8): `message_received` carries only the
+ * An organization's plan, from the gateway: `message_received` carries only the
  * organization's id, and campaigns owns no organizations. Remembered for `cacheMs`, so a plan
  * change reaches automated answers within that time.
  */

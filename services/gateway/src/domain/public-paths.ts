@@ -3,7 +3,7 @@
  * attaches the internal secret to what it forwards, so a path must be checked as the client sent
  * it, before routing: `..`, `.`, backslashes and encoded separators are refused, never resolved,
  * because resolving them is what let `/webhook/svc/receive/..\..\internal\info` reach inbound's
- * internal routes (issue 15).
+ * internal routes.
  */
 
 /** The public operations' own paths on their owners; nothing else is ever forwarded. */

@@ -3,7 +3,7 @@ import { Schema, type Connection } from 'mongoose';
 import { op } from './mongo-helpers';
 
 /**
- * A message template of one organization (issue 6). `_id` is `<company>:<name>:<language>`: the
+ * A message template of one organization. `_id` is `<company>:<name>:<language>`: the
  * provider keeps one template per name and language, and a string `_id` is the local database's
  * fast path for the lookup every template send makes.
  */

@@ -45,7 +45,7 @@ export function messageIdOfCallbackData(value: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** A message event of a campaign's message carries the campaign outside `data` (issue 7). */
+/** A message event of a campaign's message carries the campaign outside `data`. */
 const ofCampaign = (event: BrokerEvent, message: Subject): BrokerEvent =>
   message.campaign_id ? { ...event, campaign_id: message.campaign_id } : event;
 
@@ -120,7 +120,7 @@ export const messageStatusUpdated = (
 
 /**
  * `message_received`; a button or list reply's id and an echo of the business's own number ride
- * on the envelope outside `data` (issue 8), which stays as spec §6.3 lists it.
+ * on the envelope outside `data`, which stays as spec §6.3 lists it.
  */
 export const messageReceived = (
   ids: EventIds,

@@ -77,7 +77,7 @@ export async function firstAnswer(
 export const answerKey = (message_id: number) => `automation:${message_id}`;
 
 /**
- * `message_received` → at most one automated answer (issue 8 points 2 and 5). Nothing is
+ * `message_received` → at most one automated answer. Nothing is
  * answered for an echo of the business's own number, for a contact whose bots are off, beyond
  * the per-contact answers per minute, or when the month's message quota is used up (logged).
  * The answer goes to messaging as `messaging.send` commands with the quota place already held.

@@ -1,5 +1,5 @@
 /**
- * How automated replies compare texts (issue 8 point 2): case- and accent-insensitive, with
+ * How automated replies compare texts: case- and accent-insensitive, with
  * punctuation ignored, computed in code because the local database has no collation
  * (ARCHITECTURE §11). Letters lose their diacritics (NFKD, combining marks dropped), everything
  * is lowercased, punctuation and spacing become single spaces. "¡Hola, José!" → "hola jose". Symbols such as emoji

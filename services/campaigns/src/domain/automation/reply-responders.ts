@@ -45,7 +45,7 @@ export function replyContent(reply: StoredReply, contact: Contact): SendContentI
 }
 
 /**
- * The reply-based steps of the answer order (issue 8 point 2): exact, contains, bot campaign
+ * The reply-based steps of the answer order: exact, contains, bot campaign
  * keywords and welcome. The organization's active replies are read once per turn, whichever
  * steps ask. Among several matching replies of one kind the oldest (lowest id) answers. A reply's
  * `next_reply_id` (if that reply is still active) is sent right after it, one level deep.

@@ -35,7 +35,7 @@ export interface AutomatedAnswer {
 }
 
 /**
- * One step of the answer order (issue 8 point 2). Resolves `null` when it has nothing to say to
+ * One step of the answer order. Resolves `null` when it has nothing to say to
  * this turn, so the next step is asked; the first answer is the only one sent.
  */
 export type Responder = (turn: InboundTurn) => Promise<AutomatedAnswer | null>;

@@ -6,7 +6,7 @@ import {
   type AutomationDeps,
 } from '../../domain/automation/answer-inbound-message';
 
-/** `campaigns.automation`: every `message_received` → at most one automated answer (issue 8). */
+/** `campaigns.automation`: every `message_received` → at most one automated answer. */
 export async function consumeInboundForAutomation(
   broker: Broker,
   deps: AutomationDeps,

@@ -10,7 +10,7 @@ import {
   type AiBotSettingsDeps,
 } from '../../domain/automation/ai-bot/manage-ai-bot-settings';
 
-/** The AI bot's settings per organization (issue 8 point 4); the key is never answered back. */
+/** The AI bot's settings per organization; the key is never answered back. */
 export function aiBotRoutes(router: Router, deps: AiBotSettingsDeps): void {
   serveOperation(router, 'getAIBotSettings', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);

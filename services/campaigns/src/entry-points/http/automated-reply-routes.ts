@@ -32,7 +32,7 @@ export interface AutomatedReplyRouteDeps extends ReplyDeps {
   clients: Pick<ServiceClients, 'contactById'>;
 }
 
-/** Spec §4.3 automated replies (issue 8); update and delete also answer POST, for form clients. */
+/** Spec §4.3 automated replies; update and delete also answer POST, for form clients. */
 export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDeps): void {
   serveOperation(router, 'getAutomatedReplies', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);

@@ -17,7 +17,7 @@ import {
   type FlowsDeps,
 } from '../../domain/automation/flows/manage-flows';
 
-/** Flows over the API (issue 8 point 3), beyond the spec's table. */
+/** Flows over the API, beyond the spec's table. */
 export function flowRoutes(router: Router, deps: FlowsDeps): void {
   serveOperation(router, 'getFlows', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);

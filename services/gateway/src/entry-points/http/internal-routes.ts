@@ -10,7 +10,7 @@ const CompanyIdParamSchema = z.object({ company_id: z.coerce.number().int().posi
 /**
  * The gateway's internal API (ARCHITECTURE §1): the gateway faces the public, so these routes
  * carry the internal-secret guard themselves. Campaigns asks for an organization's plan here,
- * since `message_received` carries only its id (issue 8).
+ * since `message_received` carries only its id.
  */
 export function internalRoutes(
   router: Router,

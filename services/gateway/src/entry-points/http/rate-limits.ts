@@ -16,7 +16,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * The gateway's rate limits (issue 15): API requests per token and per organization (by plan),
+ * The gateway's rate limits: API requests per token and per organization (by plan),
  * admin requests and failed token attempts per client address. 429 `rate_limited` with
  * `Retry-After` and the RateLimit / RateLimit-Policy fields of draft-ietf-httpapi-ratelimit-headers.
  */

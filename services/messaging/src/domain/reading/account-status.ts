@@ -21,7 +21,7 @@ const text = (value: unknown): string | null =>
   typeof value === 'string' && value !== '' ? value : null;
 
 /**
- * `accountStatus` answers from a short per-organization cache (issue 6 point 4): the provider's
+ * `accountStatus` answers from a short per-organization cache: the provider's
  * Graph API allows about 200 calls an hour per account, and a dashboard polls. An account,
  * review, name or quality webhook forgets the organization's entry, so a decision shows at once
  * on the replica that received it (others within `ttlMs`).

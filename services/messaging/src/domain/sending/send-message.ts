@@ -268,7 +268,7 @@ export function createSender(deps: SendingDeps) {
   }
 
   /**
-   * A template the organization cannot send (issue 6 point 3) is refused before any quota or
+   * A template the organization cannot send is refused before any quota or
    * provider call. An API caller gets the error; a command is answered with a failed message
    * instead, because its producer (a campaign) counts on a `message_failed` for every command.
    */

@@ -73,7 +73,7 @@ async function findTemplate(
 }
 
 /**
- * A template decision, category or quality change (issue 6 point 2) → the stored template, and
+ * A template decision, category or quality change → the stored template, and
  * for approvals and rejections the reserved events, kept with a notice of this provider message
  * so that a redelivery publishes nothing twice.
  */

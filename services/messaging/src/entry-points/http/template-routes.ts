@@ -29,7 +29,7 @@ import {
 } from '../../domain/templates/upload-template-media';
 import { readMultipart } from './send-routes';
 
-/** Spec §4.3 template operations (issue 6). */
+/** Spec §4.3 template operations. */
 export function templateRoutes(
   router: Router,
   deps: TemplateDeps & { media: MediaFetchPolicy },

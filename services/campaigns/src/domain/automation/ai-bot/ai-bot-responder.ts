@@ -24,7 +24,7 @@ export interface AiBotDeps {
 export const AI_BOT_SOURCE = 'ai_bot';
 
 /**
- * The last step of the answer order (issue 8 points 2 and 4): when the organization's bot is
+ * The last step of the answer order: when the organization's bot is
  * enabled and the contact is switched on, the recent conversation goes to the organization's
  * chat-completions endpoint and its answer is the reply. Any failure is logged and answers
  * nothing: the contact gets no reply rather than an error message.

@@ -43,7 +43,7 @@ const isPermanent = (error: unknown) =>
   error instanceof AppError && error.httpStatus >= 400 && error.httpStatus < 500;
 
 /**
- * The first step of the answer order (issue 8 point 2): the contact's flow session, or a flow
+ * The first step of the answer order: the contact's flow session, or a flow
  * whose trigger the message is. At most one message per inbound turn; `null` when no flow speaks
  * (none active or triggered, the flow ended without a message, or a step broke — the session then
  * ends with a log line and the next responder is asked).
