@@ -17,6 +17,19 @@ interface Bucket {
   rate: RequestRate;
 }
 
+/** What the bucket holds at `now`, refilled at `rate` since its last use (uncapped). */
+const tokensAt = (bucket: Bucket, rate: RequestRate, now: number) =>
+  bucket.tokens + ((now - bucket.at) / 1000) * rate.perSecond;
+
+function answerOf(tokens: number, rate: RequestRate, allowed: boolean, cost: number): BucketAnswer {
+  return {
+    allowed,
+    remaining: Math.floor(tokens),
+    resetSeconds: Math.ceil((rate.burst - tokens) / rate.perSecond),
+    retryAfterSeconds: allowed ? 0 : Math.ceil((cost - tokens) / rate.perSecond),
+  };
+}
+
 /** Past this many keys, buckets that have refilled completely are dropped (they hold no state). */
 const SWEEP_AT = 50_000;
 
@@ -29,8 +42,8 @@ export function createTokenBuckets() {
   const buckets = new Map<string, Bucket>();
 
   function sweep(now: number): void {
-    for (const [key, { tokens, at, rate }] of buckets) {
-      if (tokens + ((now - at) / 1000) * rate.perSecond >= rate.burst) buckets.delete(key);
+    for (const [key, bucket] of buckets) {
+      if (tokensAt(bucket, bucket.rate, now) >= bucket.rate.burst) buckets.delete(key);
     }
   }
 
@@ -43,33 +56,19 @@ export function createTokenBuckets() {
         bucket = { tokens: rate.burst, at: now, rate };
         buckets.set(key, bucket);
       } else {
-        const refilled = bucket.tokens + ((now - bucket.at) / 1000) * rate.perSecond;
-        bucket.tokens = Math.min(rate.burst, refilled);
+        bucket.tokens = Math.min(rate.burst, tokensAt(bucket, rate, now));
         bucket.at = now;
         bucket.rate = rate;
       }
       const allowed = bucket.tokens >= cost;
       if (allowed) bucket.tokens -= cost;
-      return {
-        allowed,
-        remaining: Math.floor(bucket.tokens),
-        resetSeconds: Math.ceil((rate.burst - bucket.tokens) / rate.perSecond),
-        retryAfterSeconds: allowed ? 0 : Math.ceil((cost - bucket.tokens) / rate.perSecond),
-      };
+      return answerOf(bucket.tokens, rate, allowed, cost);
     },
     /** Whether the key's bucket holds at least one request, without taking it. */
     peek(key: string, rate: RequestRate, now = Date.now()): BucketAnswer {
       const bucket = buckets.get(key);
-      const tokens = bucket
-        ? Math.min(rate.burst, bucket.tokens + ((now - bucket.at) / 1000) * rate.perSecond)
-        : rate.burst;
-      const allowed = tokens >= 1;
-      return {
-        allowed,
-        remaining: Math.floor(tokens),
-        resetSeconds: Math.ceil((rate.burst - tokens) / rate.perSecond),
-        retryAfterSeconds: allowed ? 0 : Math.ceil((1 - tokens) / rate.perSecond),
-      };
+      const tokens = bucket ? Math.min(rate.burst, tokensAt(bucket, rate, now)) : rate.burst;
+      return answerOf(tokens, rate, tokens >= 1, 1);
     },
     get size() {
       return buckets.size;
