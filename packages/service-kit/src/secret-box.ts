@@ -111,7 +111,12 @@ export function secretEncryptionKey(
   purpose: SecretPurpose,
 ): Buffer {
   if (configured) return Buffer.from(configured, 'base64');
-  return Buffer.from(hkdfSync('sha256', internalSecret, purpose.salt, purpose.info, KEY_BYTES));
+  return keyForPurpose(internalSecret, purpose);
+}
+
+/** A key of one use only (HKDF-SHA256), so that no two uses share a key. */
+function keyForPurpose(material: string | Buffer, purpose: SecretPurpose): Buffer {
+  return Buffer.from(hkdfSync('sha256', material, purpose.salt, purpose.info, KEY_BYTES));
 }
 
 /**
@@ -133,15 +138,7 @@ export function secretKeyRing(options: {
   };
   const configured = (options.keys ?? []).map(({ kid, key }) => ({
     kid,
-    key: Buffer.from(
-      hkdfSync(
-        'sha256',
-        Buffer.from(key, 'base64'),
-        options.purpose.salt,
-        options.purpose.info,
-        32,
-      ),
-    ),
+    key: keyForPurpose(Buffer.from(key, 'base64'), options.purpose),
   }));
   const legacy = options.legacyKey
     ? [{ kid: LEGACY_KID, key: Buffer.from(options.legacyKey, 'base64') }]

@@ -8,7 +8,6 @@ export const CHANNEL_CREDENTIALS = [
   'app_secret',
   'verify_token',
 ] as const;
-const CREDENTIALS = CHANNEL_CREDENTIALS;
 
 /**
  * Moves every channel to the current shape and key: credentials written in clear (before they
@@ -23,8 +22,8 @@ export async function resealChannels(
   const stale = await collection
     .find({
       $or: [
-        ...CREDENTIALS.map((name) => ({ [name]: { $exists: true } })),
-        ...CREDENTIALS.map((name) => ({ [`${name}_sealed`]: sealedWithOlderKey(box) })),
+        ...CHANNEL_CREDENTIALS.map((name) => ({ [name]: { $exists: true } })),
+        ...CHANNEL_CREDENTIALS.map((name) => ({ [`${name}_sealed`]: sealedWithOlderKey(box) })),
       ],
     })
     .toArray();
@@ -34,7 +33,7 @@ export async function resealChannels(
     const set: Record<string, string> = {};
     const unset: Record<string, ''> = {};
     try {
-      for (const name of CREDENTIALS) {
+      for (const name of CHANNEL_CREDENTIALS) {
         const clear: unknown = doc[name];
         const sealed: unknown = doc[`${name}_sealed`];
         filter[name] = clear === undefined ? { $exists: false } : clear;
