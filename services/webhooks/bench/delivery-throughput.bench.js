@@ -8,12 +8,19 @@
 // of the paced run, default 40), RECEIVER_DELAY_MS (receiver think time, default 0), MONGODB_URL,
 // AMQP_URL. Runs in a RabbitMQ vhost and database prefix of its own, both removed at the end.
 // Plain JavaScript on the compiled service (dist/), so that it needs no TypeScript runner.
+//
+// Besides the table it prints CPU per delivery over the burst, read from /proc: this process
+// (service, receiver and publisher together) beside the same per plain POST of the baseline (client
+// and receiver), the difference (about the service's own cost), and the whole-server rows of
+// docdb, PostgreSQL and RabbitMQ; and database commands per delivery (driver command monitoring).
+// Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...`.
 const { execFileSync } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const http = require('node:http');
 const path = require('node:path');
 const { connect } = require('amqplib');
 const mongoose = require('mongoose');
+const measure = require(path.join(__dirname, '..', '..', '..', 'scripts', 'bench-measure'));
 
 const dist = path.join(__dirname, '..', 'dist');
 const { startService } = require(path.join(dist, 'start-service'));
@@ -88,6 +95,7 @@ async function baseline(port, total, concurrency, arrivals) {
   const latencies = [];
   let next = 0;
   const startedAt = Date.now();
+  const cpuBefore = process.cpuUsage();
   const worker = async () => {
     while (next < total) {
       const id = String(next++);
@@ -118,13 +126,13 @@ async function baseline(port, total, concurrency, arrivals) {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  const endedAt = Date.now();
+  const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
-  return summary(
-    `baseline: plain POSTs, ${concurrency} concurrent`,
-    latencies,
-    startedAt,
-    Date.now(),
-  );
+  return {
+    ...summary(`baseline: plain POSTs, ${concurrency} concurrent`, latencies, startedAt, endedAt),
+    cpuMsPerPost: (cpu.user + cpu.system) / 1000 / total,
+  };
 }
 
 async function main() {
@@ -154,6 +162,7 @@ async function main() {
     INTERNAL_API_SECRET: secret,
     LOG_LEVEL: 'warn',
     ALLOW_PRIVATE_URLS: 'true',
+    DB_COMMAND_STATS: 'true',
   });
   const service = await startService(config);
   const concurrency = Math.min(
@@ -161,6 +170,7 @@ async function main() {
     WEBHOOKS * config.WEBHOOK_ENDPOINT_CONCURRENCY,
   );
   const results = [];
+  let burst;
   try {
     for (let i = 0; i < WEBHOOKS; i++) {
       const response = await fetch(`${service.url}/developer/webhooks`, {
@@ -199,9 +209,17 @@ async function main() {
     await waitForAll(50 * WEBHOOKS);
     await baseline(port, 200, concurrency, arrivals);
 
-    results.push(await baseline(port, EVENTS * WEBHOOKS, concurrency, arrivals));
+    const { cpuMsPerPost, ...baselineRow } = await baseline(
+      port,
+      EVENTS * WEBHOOKS,
+      concurrency,
+      arrivals,
+    );
+    results.push(baselineRow);
 
     serviceArrivals = [];
+    const commandsBefore = await commandCounts(service);
+    const cpuBefore = measure.snapshotCpu();
     const burstStart = Date.now();
     for (let i = 0; i < EVENTS; i++) {
       publish(sampleEvent(i));
@@ -211,14 +229,20 @@ async function main() {
     }
     await channel.waitForConfirms();
     await waitForAll(EVENTS * WEBHOOKS);
+    const burstEnd = Date.now();
+    // The last log rows of the burst are written just after their requests arrived.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const cpuAfter = measure.snapshotCpu();
+    const commands = measure.growth(commandsBefore, await commandCounts(service));
     results.push(
       summary(
         `service: burst of ${EVENTS} events × ${WEBHOOKS} webhooks`,
         serviceArrivals,
         burstStart,
-        Date.now(),
+        burstEnd,
       ),
     );
+    burst = { deliveries: EVENTS * WEBHOOKS, cpuBefore, cpuAfter, commands, cpuMsPerPost };
 
     // Latency below saturation: events at a steady RATE per second.
     serviceArrivals = [];
@@ -256,6 +280,42 @@ async function main() {
       (RECEIVER_DELAY_MS ? `, receiver think time ${RECEIVER_DELAY_MS} ms` : ''),
   );
   console.table(results);
+  const [plain, burstRow] = results;
+  console.log(
+    `burst at ${Math.round((100 * burstRow['deliveries/s']) / plain['deliveries/s'])} % of the baseline` +
+      ` (${burstRow['deliveries/s']}/s beside ${plain['deliveries/s']}/s)`,
+  );
+  printBurstCost(burst);
+}
+
+/** Database commands the service has sent so far, by command name. */
+async function commandCounts(service) {
+  const { body } = await service.metrics.scrape();
+  return measure.counterByLabel(body, 'switchboard_db_commands_total', 'command');
+}
+
+function printBurstCost({ deliveries, cpuBefore, cpuAfter, commands, cpuMsPerPost }) {
+  const named = new Map([[process.pid, 'bench']]);
+  const { groups } = measure.cpuBetween(cpuBefore, cpuAfter, named);
+  const per = (group) => (groups.get(group) ?? 0) / deliveries;
+  const bench = per('bench');
+  console.log(
+    `cpu per delivery (burst): ${bench.toFixed(3)} ms in this process (service, receiver,` +
+      ` publisher); a plain POST ${cpuMsPerPost.toFixed(3)} ms (client, receiver);` +
+      ` difference ${(bench - cpuMsPerPost).toFixed(3)} ms`,
+  );
+  const infra = Object.values(measure.INFRA_GROUPS)
+    .map((group) => `${group} ${per(group).toFixed(3)}`)
+    .join(', ');
+  console.log(`whole-server cpu per delivery (other helpers' work included): ${infra} ms`);
+  const total = [...commands.values()].reduce((sum, count) => sum + count, 0);
+  const byName = [...commands]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, count]) => `${name} ${count}`)
+    .join(', ');
+  console.log(
+    `database commands per delivery (burst): ${(total / deliveries).toFixed(3)} (${byName})`,
+  );
 }
 
 main().catch((error) => {
