@@ -6,7 +6,7 @@
 //
 // Env: EVENTS (default 2000), WEBHOOKS (subscribed webhooks per event, default 4), RATE (events/s
 // of the paced run, default 40), RECEIVER_DELAY_MS (receiver think time, default 0), MONGODB_URL,
-// AMQP_URL. Runs in a RabbitMQ vhost and database prefix of its own, both removed at the end.
+// AMQP_URL; any WEBHOOK_* variable is passed to the service's configuration. Runs in a RabbitMQ vhost and database prefix of its own, both removed at the end.
 // Plain JavaScript on the compiled service (dist/), so that it needs no TypeScript runner.
 //
 // Besides the table it prints CPU per delivery over the burst, read from /proc: this process
@@ -155,6 +155,7 @@ async function main() {
   const port = receiver.address().port;
 
   const config = webhooksConfigSchema.parse({
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('WEBHOOK_'))),
     PORT: '0',
     MONGODB_URL,
     MONGODB_DB_PREFIX: prefix,

@@ -32,7 +32,6 @@ export const FAST_ENV = {
   ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_RETRY_DELAYS: '0.3,0.6,0.9',
   WEBHOOK_TIMEOUT_MS: '1000',
-  WEBHOOK_TEST_TIMEOUT_MS: '1000',
 };
 
 export interface Harness {
