@@ -6,7 +6,8 @@
 //
 // Env: EVENTS (default 2000), WEBHOOKS (subscribed webhooks per event, default 4), RATE (events/s
 // of the paced run, default 40), RECEIVER_DELAY_MS (receiver think time, default 0), MONGODB_URL,
-// AMQP_URL; any WEBHOOK_* variable is passed to the service's configuration. Runs in a RabbitMQ vhost and database prefix of its own, both removed at the end.
+// AMQP_URL; any WEBHOOK_* variable is passed to the service's configuration. Runs in a RabbitMQ
+// vhost and database prefix of its own, both removed at the end.
 // Plain JavaScript on the compiled service (dist/), so that it needs no TypeScript runner.
 //
 // Besides the table it prints CPU per delivery over the burst, read from /proc: this process
@@ -166,8 +167,10 @@ async function main() {
     DB_COMMAND_STATS: 'true',
   });
   const service = await startService(config);
+  // First attempts run while their event is held: at most prefetch × webhooks, and at most the
+  // per-endpoint limit for each webhook.
   const concurrency = Math.min(
-    config.WEBHOOK_DELIVERY_PREFETCH,
+    config.WEBHOOK_EVENT_PREFETCH * WEBHOOKS,
     WEBHOOKS * config.WEBHOOK_ENDPOINT_CONCURRENCY,
   );
   const results = [];

@@ -42,8 +42,12 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
   /** Requests in flight to one endpoint at a time. */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(10),
-  /** Unacked delivery messages this process holds; bounds the attempts in flight in total. */
+  /** Unacked retries (and attempts put off) this process holds: their attempts in flight. */
   WEBHOOK_DELIVERY_PREFETCH: positiveInt(200),
+  /**
+   * Unacked events this process holds; an event is held while its first attempts run, so this
+   * times the webhooks per event bounds the first attempts in flight.
+   */
   WEBHOOK_EVENT_PREFETCH: positiveInt(50),
   /** Per-endpoint breaker: opens at this failure percentage over at least BREAKER_VOLUME attempts. */
   WEBHOOK_BREAKER_ERROR_PERCENT: z.coerce.number().int().min(1).max(100).default(50),

@@ -55,7 +55,7 @@ export interface Harness {
   channel: ConfirmChannel;
   /** The service's broker connection is closed by the broker, as when RabbitMQ restarts. */
   killBrokerConnection(): Promise<void>;
-  restart(env?: Record<string, string>): Promise<void>;
+  restart(env?: Record<string, string | undefined>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,7 +72,8 @@ export function configFor(
   prefix: string,
   amqpUrl: string,
   internalSecret: string,
-  env: Record<string, string>,
+  /** Overrides; a variable given as undefined takes the service's default. */
+  env: Record<string, string | undefined>,
 ): WebhooksConfig {
   return webhooksConfigSchema.parse({
     PORT: '0',
@@ -88,7 +89,7 @@ export function configFor(
 
 export async function startHarness(
   label: string,
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
 ): Promise<Harness> {
   const prefix = uniquePrefix(label);
   const broker = await isolatedAmqpUrl(label);
