@@ -156,7 +156,9 @@ async function main() {
   const port = receiver.address().port;
 
   const config = webhooksConfigSchema.parse({
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('WEBHOOK_'))),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name.startsWith('WEBHOOK_')),
+    ),
     PORT: '0',
     MONGODB_URL,
     MONGODB_DB_PREFIX: prefix,

@@ -46,9 +46,10 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_DELIVERY_PREFETCH: positiveInt(200),
   /**
    * Unacked events this process holds; an event is held while its first attempts run, so this
-   * times the webhooks per event bounds the first attempts in flight.
+   * times the webhooks per event bounds the first attempts in flight (as many as the delivery
+   * prefetch allowed when an event has one webhook, the common case).
    */
-  WEBHOOK_EVENT_PREFETCH: positiveInt(50),
+  WEBHOOK_EVENT_PREFETCH: positiveInt(200),
   /** Per-endpoint breaker: opens at this failure percentage over at least BREAKER_VOLUME attempts. */
   WEBHOOK_BREAKER_ERROR_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
   WEBHOOK_BREAKER_VOLUME: positiveInt(10),

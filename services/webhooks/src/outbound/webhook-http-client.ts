@@ -108,11 +108,7 @@ function readAnswer(
  * timer is the hard wall-clock limit of the whole attempt: it also cuts a trickling body, which
  * then ends the attempt as an answer with a note.
  */
-function post(
-  agent: http.Agent,
-  url: URL,
-  request: AttemptRequest,
-): Promise<Answer> {
+function post(agent: http.Agent, url: URL, request: AttemptRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let timedOut = false;
     let answered = false;

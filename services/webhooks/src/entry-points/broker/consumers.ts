@@ -61,8 +61,7 @@ export async function startConsumers(
   );
   await broker.consume(
     QUEUES.webhooksDeliveries,
-    (message, context) =>
-      processDeliveryMessage(deps.delivery, message, handledBefore(context)),
+    (message, context) => processDeliveryMessage(deps.delivery, message, handledBefore(context)),
     { schema: WebhookDeliveryMessageSchema, prefetch: options.deliveryPrefetch, maxAttempts: 10 },
   );
 }
