@@ -52,6 +52,8 @@ interface Answer {
 
 /** The attempt's own deadline passed: connecting, waiting or reading, whichever it was at. */
 class AttemptTimeout extends Error {
+  /** What the breaker's metrics count as a timeout. */
+  readonly code = 'ETIMEDOUT';
   constructor(readonly timeoutMs: number) {
     super(`timed out after ${timeoutMs} ms`);
   }
