@@ -1,15 +1,22 @@
 import type { OutboundClient } from './outbound-client';
 
+/** What a keyed client must offer: its breaker's state, and a way to let go of what it holds. */
+export interface KeyedClient {
+  isCircuitOpen(): boolean;
+  shutdown(): void;
+}
+
 /**
  * One outbound client (and so one breaker) per key — a customer's endpoint, an organization's AI
  * endpoint — made on first use; clients unused for `idleEvictMs` are dropped unless their breaker
- * is open, so a service calling many endpoints keeps only the live ones.
+ * is open, so a service calling many endpoints keeps only the live ones. The clients are the
+ * kit's axios outbound clients by default, or anything with a breaker and a shutdown.
  */
-export function createKeyedOutboundClients(options: {
-  create: (key: string) => OutboundClient;
+export function createKeyedOutboundClients<C extends KeyedClient = OutboundClient>(options: {
+  create: (key: string) => C;
   idleEvictMs?: number;
 }) {
-  const clients = new Map<string, { client: OutboundClient; lastUsed: number }>();
+  const clients = new Map<string, { client: C; lastUsed: number }>();
   const idleEvictMs = options.idleEvictMs ?? 10 * 60_000;
   const sweeper = setInterval(() => {
     const cutoff = Date.now() - idleEvictMs;
@@ -23,7 +30,7 @@ export function createKeyedOutboundClients(options: {
   sweeper.unref();
 
   return {
-    get(key: string): OutboundClient {
+    get(key: string): C {
       let entry = clients.get(key);
       if (!entry) {
         entry = { client: options.create(key), lastUsed: Date.now() };

@@ -5,15 +5,25 @@
 //   npx tsc -b && node services/webhooks/bench/delivery-throughput.bench.js [EVENTS]
 //
 // Env: EVENTS (default 2000), WEBHOOKS (subscribed webhooks per event, default 4), RATE (events/s
-// of the paced run, default 40), RECEIVER_DELAY_MS (receiver think time, default 0), MONGODB_URL,
-// AMQP_URL. Runs in a RabbitMQ vhost and database prefix of its own, both removed at the end.
+// of the paced run, default 40), RECEIVER_DELAY_MS (receiver think time, default 0), REPLICAS
+// (webhooks processes, default 1: the one in this process; the others run dist/main.js as child
+// processes on the same queues and database, their CPU and commands counted too), MONGODB_URL,
+// AMQP_URL; any WEBHOOK_* variable is passed to the service's configuration. Runs in a RabbitMQ
+// vhost and database prefix of its own, both removed at the end.
 // Plain JavaScript on the compiled service (dist/), so that it needs no TypeScript runner.
-const { execFileSync } = require('node:child_process');
+//
+// Besides the table it prints CPU per delivery over the burst, read from /proc: this process
+// (service, receiver and publisher together) beside the same per plain POST of the baseline (client
+// and receiver), the difference (about the service's own cost), and the whole-server rows of
+// docdb, PostgreSQL and RabbitMQ; and database commands per delivery (driver command monitoring).
+// Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...`.
+const { execFileSync, spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const http = require('node:http');
 const path = require('node:path');
 const { connect } = require('amqplib');
 const mongoose = require('mongoose');
+const measure = require(path.join(__dirname, '..', '..', '..', 'scripts', 'bench-measure'));
 
 const dist = path.join(__dirname, '..', 'dist');
 const { startService } = require(path.join(dist, 'start-service'));
@@ -23,6 +33,7 @@ const EVENTS = Number(process.argv[2] ?? process.env.EVENTS ?? 2000);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 4);
 const RATE = Number(process.env.RATE ?? 40);
 const RECEIVER_DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
+const REPLICAS = Number(process.env.REPLICAS ?? 1);
 const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
 const COMPANY = 1;
@@ -88,6 +99,7 @@ async function baseline(port, total, concurrency, arrivals) {
   const latencies = [];
   let next = 0;
   const startedAt = Date.now();
+  const cpuBefore = process.cpuUsage();
   const worker = async () => {
     while (next < total) {
       const id = String(next++);
@@ -118,13 +130,13 @@ async function baseline(port, total, concurrency, arrivals) {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  const endedAt = Date.now();
+  const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
-  return summary(
-    `baseline: plain POSTs, ${concurrency} concurrent`,
-    latencies,
-    startedAt,
-    Date.now(),
-  );
+  return {
+    ...summary(`baseline: plain POSTs, ${concurrency} concurrent`, latencies, startedAt, endedAt),
+    cpuMsPerPost: (cpu.user + cpu.system) / 1000 / total,
+  };
 }
 
 async function main() {
@@ -146,7 +158,10 @@ async function main() {
   });
   const port = receiver.address().port;
 
-  const config = webhooksConfigSchema.parse({
+  const env = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => name.startsWith('WEBHOOK_')),
+    ),
     PORT: '0',
     MONGODB_URL,
     MONGODB_DB_PREFIX: prefix,
@@ -154,13 +169,20 @@ async function main() {
     INTERNAL_API_SECRET: secret,
     LOG_LEVEL: 'warn',
     ALLOW_PRIVATE_URLS: 'true',
-  });
+    DB_COMMAND_STATS: 'true',
+  };
+  const config = webhooksConfigSchema.parse(env);
   const service = await startService(config);
+  const replicas = [];
+  for (let i = 1; i < REPLICAS; i++) replicas.push(await startReplica(env));
+  // First attempts run while their event is held: at most prefetch × webhooks, and at most the
+  // per-endpoint limit for each webhook.
   const concurrency = Math.min(
-    config.WEBHOOK_DELIVERY_PREFETCH,
+    config.WEBHOOK_EVENT_PREFETCH * WEBHOOKS,
     WEBHOOKS * config.WEBHOOK_ENDPOINT_CONCURRENCY,
   );
   const results = [];
+  let burst;
   try {
     for (let i = 0; i < WEBHOOKS; i++) {
       const response = await fetch(`${service.url}/developer/webhooks`, {
@@ -199,9 +221,17 @@ async function main() {
     await waitForAll(50 * WEBHOOKS);
     await baseline(port, 200, concurrency, arrivals);
 
-    results.push(await baseline(port, EVENTS * WEBHOOKS, concurrency, arrivals));
+    const { cpuMsPerPost, ...baselineRow } = await baseline(
+      port,
+      EVENTS * WEBHOOKS,
+      concurrency,
+      arrivals,
+    );
+    results.push(baselineRow);
 
     serviceArrivals = [];
+    const commandsBefore = await commandCounts(service, replicas);
+    const cpuBefore = measure.snapshotCpu();
     const burstStart = Date.now();
     for (let i = 0; i < EVENTS; i++) {
       publish(sampleEvent(i));
@@ -211,14 +241,27 @@ async function main() {
     }
     await channel.waitForConfirms();
     await waitForAll(EVENTS * WEBHOOKS);
+    const burstEnd = Date.now();
+    // The last log rows of the burst are written just after their requests arrived.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const cpuAfter = measure.snapshotCpu();
+    const commands = measure.growth(commandsBefore, await commandCounts(service, replicas));
     results.push(
       summary(
         `service: burst of ${EVENTS} events × ${WEBHOOKS} webhooks`,
         serviceArrivals,
         burstStart,
-        Date.now(),
+        burstEnd,
       ),
     );
+    burst = {
+      deliveries: EVENTS * WEBHOOKS,
+      cpuBefore,
+      cpuAfter,
+      commands,
+      cpuMsPerPost,
+      replicaPids: replicas.map((replica) => replica.child.pid),
+    };
 
     // Latency below saturation: events at a steady RATE per second.
     serviceArrivals = [];
@@ -241,6 +284,7 @@ async function main() {
     );
     await connection.close();
   } finally {
+    await Promise.all(replicas.map((replica) => replica.stop()));
     await service.stop();
     receiver.close();
     const admin = await mongoose.createConnection(MONGODB_URL).asPromise();
@@ -253,9 +297,94 @@ async function main() {
   }
   console.log(
     `\nwebhook delivery, ${EVENTS} events, ${WEBHOOKS} webhooks each, equal concurrency ${concurrency}` +
+      (REPLICAS > 1 ? `, ${REPLICAS} webhooks processes` : '') +
       (RECEIVER_DELAY_MS ? `, receiver think time ${RECEIVER_DELAY_MS} ms` : ''),
   );
   console.table(results);
+  const [plain, burstRow] = results;
+  console.log(
+    `burst at ${Math.round((100 * burstRow['deliveries/s']) / plain['deliveries/s'])} % of the baseline` +
+      ` (${burstRow['deliveries/s']}/s beside ${plain['deliveries/s']}/s)`,
+  );
+  printBurstCost(burst);
+}
+
+/** A free local port, for a replica's HTTP server. */
+function freePort() {
+  const server = http.createServer();
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    }),
+  );
+}
+
+/** Another webhooks process on the same queues and database; resolves once it is ready. */
+async function startReplica(env) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(dist, 'main.js')], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let waited = 0; ; waited += 100) {
+    const ready = await fetch(`${url}/readyz`).then(
+      (answer) => answer.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (waited > 30_000 || child.exitCode !== null) throw new Error('a replica did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Database commands the service (every replica) has sent so far, by command name. */
+async function commandCounts(service, replicas) {
+  const texts = [(await service.metrics.scrape()).body];
+  for (const replica of replicas) texts.push(await (await fetch(`${replica.url}/metrics`)).text());
+  const counts = texts.map((text) =>
+    measure.counterByLabel(text, 'switchboard_db_commands_total', 'command'),
+  );
+  const total = new Map();
+  for (const count of counts) {
+    for (const [name, value] of count) total.set(name, (total.get(name) ?? 0) + value);
+  }
+  return total;
+}
+
+function printBurstCost({ deliveries, cpuBefore, cpuAfter, commands, cpuMsPerPost, replicaPids }) {
+  const named = new Map([[process.pid, 'bench'], ...replicaPids.map((pid) => [pid, 'replicas'])]);
+  const { groups } = measure.cpuBetween(cpuBefore, cpuAfter, named);
+  const per = (group) => (groups.get(group) ?? 0) / deliveries;
+  const bench = per('bench');
+  console.log(
+    `cpu per delivery (burst): ${bench.toFixed(3)} ms in this process (service, receiver,` +
+      ` publisher); a plain POST ${cpuMsPerPost.toFixed(3)} ms (client, receiver);` +
+      ` difference ${(bench - cpuMsPerPost).toFixed(3)} ms` +
+      (replicaPids.length > 0 ? `; the other replicas ${per('replicas').toFixed(3)} ms` : ''),
+  );
+  const infra = Object.values(measure.INFRA_GROUPS)
+    .map((group) => `${group} ${per(group).toFixed(3)}`)
+    .join(', ');
+  console.log(`whole-server cpu per delivery (other helpers' work included): ${infra} ms`);
+  const total = [...commands.values()].reduce((sum, count) => sum + count, 0);
+  const byName = [...commands]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, count]) => `${name} ${count}`)
+    .join(', ');
+  console.log(
+    `database commands per delivery (burst): ${(total / deliveries).toFixed(3)} (${byName})`,
+  );
 }
 
 main().catch((error) => {

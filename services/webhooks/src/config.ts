@@ -35,15 +35,21 @@ export const webhooksConfigSchema = z.object({
   /** Waits before attempts 2, 3, 4 (ms after parsing); each is the TTL of one retry queue. */
   WEBHOOK_RETRY_DELAYS: retryDelaysSchema,
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
-  /** Hard wall-clock limit of one attempt, from connecting to the last byte read. */
+  /**
+   * Hard wall-clock limit of one attempt, from connecting to the last byte read: the spec's 10 s
+   * for every webhook request, the test call's too (the gateway waits 30 s for it).
+   */
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
-  /** The attempt that `POST /{id}/test` waits for is cut shorter, so it answers within the gateway's timeout. */
-  WEBHOOK_TEST_TIMEOUT_MS: positiveInt(8_000),
   /** Requests in flight to one endpoint at a time. */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(10),
-  /** Unacked delivery messages this process holds; bounds the attempts in flight in total. */
+  /** Unacked retries (and attempts put off) this process holds: their attempts in flight. */
   WEBHOOK_DELIVERY_PREFETCH: positiveInt(200),
-  WEBHOOK_EVENT_PREFETCH: positiveInt(50),
+  /**
+   * Unacked events this process holds; an event is held while its first attempts run, so this
+   * times the webhooks per event bounds the first attempts in flight (as many as the delivery
+   * prefetch allowed when an event has one webhook, the common case).
+   */
+  WEBHOOK_EVENT_PREFETCH: positiveInt(200),
   /** Per-endpoint breaker: opens at this failure percentage over at least BREAKER_VOLUME attempts. */
   WEBHOOK_BREAKER_ERROR_PERCENT: z.coerce.number().int().min(1).max(100).default(50),
   WEBHOOK_BREAKER_VOLUME: positiveInt(10),

@@ -48,7 +48,6 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
       const http = createWebhookHttpClient({
         logger,
         allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
-        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         breaker: {
           errorThresholdPercentage: config.WEBHOOK_BREAKER_ERROR_PERCENT,
           volumeThreshold: config.WEBHOOK_BREAKER_VOLUME,
@@ -83,14 +82,13 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
         days: config.WEBHOOK_LOG_RETENTION_DAYS,
         logger,
       });
-      const testTimeoutMs = Math.min(config.WEBHOOK_TEST_TIMEOUT_MS, config.WEBHOOK_TIMEOUT_MS);
 
       return {
-        routes: (router) => webhookRoutes(router, { manage, delivery, testTimeoutMs }),
+        routes: (router) => webhookRoutes(router, { manage, delivery }),
         startConsumers: () =>
           startConsumers(
             broker,
-            { fanOut: { webhooks, deliveries, queue }, delivery },
+            { fanOut: { webhooks, deliveries }, delivery },
             {
               eventPrefetch: config.WEBHOOK_EVENT_PREFETCH,
               deliveryPrefetch: config.WEBHOOK_DELIVERY_PREFETCH,

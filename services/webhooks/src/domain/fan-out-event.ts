@@ -1,12 +1,20 @@
-import { toWebhookEnvelope, type BrokerEvent } from '@switchboard/contracts';
+import {
+  toWebhookEnvelope,
+  type BrokerEvent,
+  type WebhookDeliveryMessage,
+} from '@switchboard/contracts';
 import type { DeliveryStore, StoredDelivery } from '../data-access/delivery-store';
 import type { StoredWebhook, WebhookStore } from '../data-access/webhook-store';
-import { deliveryMessage, type DeliveryQueue } from './attempt-delivery';
+import { deliveryMessage } from './attempt-delivery';
 
 export interface FanOutDeps {
   webhooks: Pick<WebhookStore, 'findSubscribed'>;
   deliveries: Pick<DeliveryStore, 'insertMany'>;
-  queue: Pick<DeliveryQueue, 'enqueue'>;
+  /**
+   * Makes the first attempt of one delivery (the delivery consumer's own handling: breaker,
+   * endpoint limit, log, retry); resolves once it is logged or handed to a retry queue.
+   */
+  attempt: (message: WebhookDeliveryMessage, handledBefore: boolean) => Promise<void>;
   now?: () => Date;
 }
 
@@ -29,11 +37,18 @@ export function newDelivery(
 
 /**
  * An event from `svc.events` becomes one delivery per active webhook of its organization that
- * subscribes to it: the envelope serialized once and stored, then one message per delivery.
- * Idempotent: an event that arrives again makes no second delivery; the first-attempt messages
- * it publishes again are marked, and dropped by the consumer once that attempt is logged.
+ * subscribes to it: the envelope serialized once and stored, then the first attempt of each made
+ * here, side by side, without a trip through `webhooks.deliveries` (retries and attempts put off
+ * go through the retry queues). The event is acknowledged once every first attempt is logged or
+ * queued. Idempotent: an event that arrives again makes no second delivery, and its attempts
+ * already logged are not made again.
  */
-export async function fanOutEvent(deps: FanOutDeps, event: BrokerEvent): Promise<number> {
+export async function fanOutEvent(
+  deps: FanOutDeps,
+  event: BrokerEvent,
+  /** The broker redelivered the event, or the handler runs it again after an error. */
+  handledBefore = false,
+): Promise<number> {
   const webhooks = await deps.webhooks.findSubscribed(event.company_id, event.event);
   if (webhooks.length === 0) return 0;
   const now = (deps.now ?? (() => new Date()))();
@@ -52,13 +67,17 @@ export async function fanOutEvent(deps: FanOutDeps, event: BrokerEvent): Promise
     ),
   );
   const outcomes = await deps.deliveries.insertMany(deliveries);
-  await Promise.all(
+  // Every attempt runs to its end before a failure is reported: the event then comes back
+  // (at least once), and must not meet an attempt of its own still under way.
+  const settled = await Promise.allSettled(
     deliveries.map((delivery, index) =>
-      deps.queue.enqueue({
-        ...deliveryMessage(delivery, 1),
-        possibly_duplicate: outcomes[index] !== 'inserted',
-      }),
+      deps.attempt(
+        { ...deliveryMessage(delivery, 1), possibly_duplicate: outcomes[index] !== 'inserted' },
+        handledBefore,
+      ),
     ),
   );
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
   return deliveries.length;
 }

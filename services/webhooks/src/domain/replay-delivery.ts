@@ -18,14 +18,14 @@ function assertActive(webhook: StoredWebhook): void {
 
 /**
  * `POST /{id}/test`: a sample of one subscribed event, delivered now and answered with the
- * attempt. It is a delivery like any other: logged, and retried on a 5xx or connection error.
+ * attempt. It is a delivery like any other: logged, retried on a 5xx or connection error, and
+ * given the same timeout as every delivery.
  */
 export async function sendTestDelivery(
   deps: DeliveryDeps,
   companyId: number,
   id: number,
   requested: EventName | undefined,
-  timeoutMs: number,
 ): Promise<{ log: StoredDeliveryLog; payload: string }> {
   const webhook = await getWebhook(deps, companyId, id);
   assertActive(webhook);
@@ -46,7 +46,10 @@ export async function sendTestDelivery(
     now,
   );
   await deps.deliveries.insert(delivery);
-  const result = await sendAttempt(deps, delivery, webhook, { timeoutMs, bypassBreaker: true });
+  const result = await sendAttempt(deps, delivery, webhook, {
+    timeoutMs: deps.timeoutMs,
+    bypassBreaker: true,
+  });
   if (result.kind === 'circuit_open') throw new Error('a test attempt never meets the breaker');
   const log = await settleAttempt(deps, delivery, webhook, 1, result);
   return { log, payload: delivery.payload };

@@ -1,12 +1,36 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { WEBHOOK_HEADERS, WEBHOOK_SECRET_PREFIX } from '@switchboard/contracts';
+
+interface SigningKeys {
+  /** The whole `whsec_…` string as UTF-8. */
+  body: KeyObject;
+  /** The base64-decoded part after `whsec_`. */
+  standard: KeyObject;
+}
+
+// An HMAC keyed with a Buffer prepares the key again on every call, which costs several times
+// the hash of a small body; prepared keys are kept per secret (a handful of webhooks sign most).
+const preparedKeys = new Map<string, SigningKeys>();
+
+function keysFor(secret: string): SigningKeys {
+  let keys = preparedKeys.get(secret);
+  if (!keys) {
+    keys = {
+      body: createSecretKey(Buffer.from(secret, 'utf8')),
+      standard: createSecretKey(Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64')),
+    };
+    if (preparedKeys.size >= 10_000) preparedKeys.clear();
+    preparedKeys.set(secret, keys);
+  }
+  return keys;
+}
 
 /**
  * Spec §5.2: lowercase hex HMAC-SHA256 of the raw body, keyed with the secret exactly as the
  * customer sees it (the whole `whsec_…` string as UTF-8), so a receiver that pastes it works.
  */
 export function bodySignature(secret: string, body: Buffer): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
+  return createHmac('sha256', keysFor(secret).body).update(body).digest('hex');
 }
 
 /**
@@ -19,8 +43,7 @@ export function standardSignature(
   timestampSeconds: number,
   body: Buffer,
 ): string {
-  const key = Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
-  const mac = createHmac('sha256', key)
+  const mac = createHmac('sha256', keysFor(secret).standard)
     .update(`${messageId}.${timestampSeconds}.`)
     .update(body)
     .digest('base64');

@@ -1,19 +1,19 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { Readable } from 'node:stream';
-import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import { WEBHOOK_RESPONSE_BODY_LIMIT_BYTES } from '@switchboard/contracts';
 import {
   ADDRESS_BLOCKED,
+  CountedAnswer,
   OutboundError,
   createKeyedOutboundClients,
-  createOutboundClient,
+  createRemoteGuard,
   hostOf,
   isPublicAddress,
   publicAddressLookup,
   withheldTraceContext,
   type Logger,
+  type RemoteGuard,
 } from '@switchboard/service-kit';
 
 export type FailureKind = 'timeout' | 'connection' | 'blocked';
@@ -38,31 +38,25 @@ export interface AttemptRequest {
 export interface WebhookHttpClientOptions {
   logger: Logger;
   allowPrivateUrls: boolean;
-  timeoutMs: number;
   breaker: { errorThresholdPercentage: number; volumeThreshold: number; resetTimeoutMs: number };
-  /** Breakers of endpoints unused this long are dropped (unless open). */
+  /** Breakers (and the connections) of endpoints unused this long are dropped (unless open). */
   idleEvictMs?: number;
 }
 
-/** Reads at most `limit` bytes of a response, then lets the rest go (the socket with it). */
-async function readCapped(
-  stream: Readable,
-  limit: number,
-): Promise<{ text: string; error?: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-      const room = limit - size;
-      chunks.push(buffer.subarray(0, room));
-      size += Math.min(buffer.length, room);
-      if (buffer.length >= room) break; // leaving the loop destroys the stream
-    }
-  } catch (error) {
-    return { text: Buffer.concat(chunks).toString('utf8'), error: (error as Error).message };
+/** The receiver's answer: its status and at most the first 64 KiB of its body. */
+interface Answer {
+  status: number;
+  body: string;
+  note?: string;
+}
+
+/** The attempt's own deadline passed: connecting, waiting or reading, whichever it was at. */
+class AttemptTimeout extends Error {
+  /** What the breaker's metrics count as a timeout. */
+  readonly code = 'ETIMEDOUT';
+  constructor(readonly timeoutMs: number) {
+    super(`timed out after ${timeoutMs} ms`);
   }
-  return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -78,122 +72,186 @@ function errorText(error: unknown): string {
 }
 
 /**
- * Outbound webhook requests: keep-alive agents shared by every endpoint, a hard wall-clock
- * timeout (an AbortSignal that also cuts a trickling body), no redirects, no proxy from the
- * environment, at most 64 KiB of the answer read, and an opossum breaker per endpoint.
+ * Reads at most `limit` bytes of an answer; past that the response (and its socket) is let go.
+ * An answer read to its end leaves the socket to the agent for the next request.
+ */
+function readAnswer(
+  response: IncomingMessage,
+  limit: number,
+  settle: (answer: Answer) => void,
+): void {
+  const status = response.statusCode ?? 0;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const finish = (note?: string) => {
+    if (done) return;
+    done = true;
+    const body = Buffer.concat(chunks).toString('utf8');
+    settle(note ? { status, body, note } : { status, body });
+  };
+  response.on('data', (chunk: Buffer) => {
+    if (done) return;
+    const room = limit - size;
+    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+    size += Math.min(chunk.length, room);
+    if (chunk.length >= room) {
+      finish();
+      response.destroy();
+    }
+  });
+  response.on('end', () => finish());
+  response.on('error', (error) => finish(`response body cut off: ${errorText(error)}`));
+  response.on('close', () => finish(response.complete ? undefined : 'response body cut off'));
+}
+
+/**
+ * One POST on `agent`, settled once the answer is read (or cut off) or the request failed. One
+ * timer is the hard wall-clock limit of the whole attempt: it also cuts a trickling body, which
+ * then ends the attempt as an answer with a note.
+ */
+function post(agent: http.Agent, url: URL, request: AttemptRequest): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let timedOut = false;
+    let answered = false;
+    const transport = url.protocol === 'https:' ? https : http;
+    const outgoing = transport.request(url, {
+      method: 'POST',
+      agent,
+      headers: { ...request.headers, 'Content-Length': String(request.body.length) },
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      outgoing.destroy(new AttemptTimeout(request.timeoutMs));
+    }, request.timeoutMs);
+    outgoing.on('response', (response) => {
+      answered = true;
+      readAnswer(response, WEBHOOK_RESPONSE_BODY_LIMIT_BYTES, (answer) => {
+        clearTimeout(timer);
+        resolve(
+          timedOut && answer.note
+            ? { ...answer, note: `response body cut off: timed out after ${request.timeoutMs} ms` }
+            : answer,
+        );
+      });
+    });
+    outgoing.on('error', (error) => {
+      if (answered) return; // the answer's reader settles, with a note
+      clearTimeout(timer);
+      reject(timedOut ? new AttemptTimeout(request.timeoutMs) : error);
+    });
+    outgoing.end(request.body);
+  });
+}
+
+interface Endpoint {
+  guard: RemoteGuard;
+  agents: { 'http:'?: http.Agent; 'https:'?: https.Agent };
+  isCircuitOpen(): boolean;
+  shutdown(): void;
+}
+
+/**
+ * Outbound webhook requests on node:http with keep-alive agents per endpoint (their connections
+ * go with the endpoint's breaker when it is idle or deleted), a hard wall-clock timeout, no
+ * redirects, no proxy from the environment, at most 64 KiB of the answer read, and a breaker per
+ * endpoint. Without ALLOW_PRIVATE_URLS every connection is made to an address checked at connect
+ * time (the agents' lookup), and an IP literal is checked here.
  */
 export function createWebhookHttpClient(options: WebhookHttpClientOptions) {
   const lookup = options.allowPrivateUrls ? undefined : publicAddressLookup('webhooks');
+  // Idle keep-alive sockets close after a minute; the gate, not the agent, bounds concurrency.
   const agentOptions = { keepAlive: true, scheduling: 'lifo' as const, timeout: 60_000, lookup };
-  const httpAgent = new http.Agent(agentOptions);
-  const httpsAgent = new https.Agent(agentOptions);
-  const unguarded = axios.create({ maxRedirects: 0, validateStatus: () => true });
-  const breakers = createKeyedOutboundClients({
+  const endpoints = createKeyedOutboundClients<Endpoint>({
     idleEvictMs: options.idleEvictMs,
-    create: (endpoint) =>
-      createOutboundClient({
-        name: `webhook-${endpoint}`,
+    create: (key) => {
+      const guard = createRemoteGuard({
+        name: `webhook-${key}`,
         logger: options.logger,
-        timeoutMs: options.timeoutMs,
-        countsAsFailure: (status) => status >= 500,
         breaker: options.breaker,
         // One metrics series for every customer endpoint, not one per webhook.
         metricsLabel: 'webhook-endpoint',
-      }),
+      });
+      const endpoint: Endpoint = {
+        guard,
+        agents: {},
+        isCircuitOpen: () => guard.isCircuitOpen(),
+        shutdown: () => {
+          guard.shutdown();
+          endpoint.agents['http:']?.destroy();
+          endpoint.agents['https:']?.destroy();
+        },
+      };
+      return endpoint;
+    },
   });
+  const agentFor = (endpoint: Endpoint, protocol: string): http.Agent =>
+    protocol === 'https:'
+      ? (endpoint.agents['https:'] ??= new https.Agent(agentOptions))
+      : (endpoint.agents['http:'] ??= new http.Agent(agentOptions));
 
-  /** An IP literal never goes through the lookup, so it is checked here. */
-  function literalAddressProblem(url: string): string | undefined {
+  /** Why the URL may not be called now, or undefined; an IP literal never goes through the lookup. */
+  function urlProblem(url: URL): string | undefined {
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      return `${url.protocol} URLs cannot receive webhooks`;
+    }
     if (options.allowPrivateUrls) return undefined;
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'https:') return 'only https:// URLs may receive webhooks';
-    const host = hostOf(parsed);
+    if (url.protocol !== 'https:') return 'only https:// URLs may receive webhooks';
+    const host = hostOf(url);
     return isIP(host) !== 0 && !isPublicAddress(host)
       ? `${host} is an address that webhooks may not call`
       : undefined;
   }
 
   async function send(request: AttemptRequest): Promise<AttemptResult> {
-    const problem = literalAddressProblem(request.url);
+    const url = new URL(request.url);
+    const problem = urlProblem(url);
     if (problem) return { kind: 'failure', failure: 'blocked', message: problem, durationMs: 0 };
 
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const controller = new AbortController();
-    let stream: Readable | undefined;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-      stream?.destroy();
-    }, request.timeoutMs);
-    const config: AxiosRequestConfig = {
-      method: 'POST',
-      url: request.url,
-      data: request.body,
-      headers: request.headers,
-      httpAgent,
-      httpsAgent,
-      proxy: false,
-      maxRedirects: 0,
-      responseType: 'stream',
-      validateStatus: () => true,
-      signal: controller.signal,
-      timeout: request.timeoutMs,
-    };
+    const endpoint = endpoints.get(request.endpoint);
+    const agent = agentFor(endpoint, url.protocol);
     try {
       // Traced as a client span of the delivery, but the customer gets no `traceparent` of ours.
-      const response: AxiosResponse<Readable> = await withheldTraceContext(() =>
+      const answer = await withheldTraceContext(() =>
         request.bypassBreaker
-          ? unguarded.request(config)
-          : breakers.get(request.endpoint).request(config),
+          ? post(agent, url, request)
+          : endpoint.guard.run(
+              async () => {
+                const received = await post(agent, url, request);
+                // A 5xx counts against the breaker, and still reaches the log.
+                if (received.status >= 500) throw new CountedAnswer(received.status, received);
+                return received;
+              },
+              (received) => received.status,
+            ),
       );
-      stream = response.data;
-      if (timedOut) stream.destroy();
-      const read = await readCapped(stream, WEBHOOK_RESPONSE_BODY_LIMIT_BYTES);
-      const note = read.error
-        ? timedOut
-          ? `response body cut off: timed out after ${request.timeoutMs} ms`
-          : `response body cut off: ${read.error}`
-        : undefined;
-      return {
-        kind: 'response',
-        status: response.status,
-        body: read.text,
-        durationMs: elapsed(),
-        note,
-      };
+      return { kind: 'response', ...answer, durationMs: elapsed() };
     } catch (error) {
       if (error instanceof OutboundError && error.kind === 'circuit_open') {
         return { kind: 'circuit_open' };
       }
       const cause = error instanceof OutboundError ? error.cause : error;
-      const code = errorCode(cause);
       const durationMs = elapsed();
-      if (timedOut || code === 'ECONNABORTED' || code === 'ETIMEDOUT') {
-        const message = `timed out after ${request.timeoutMs} ms`;
-        return { kind: 'failure', failure: 'timeout', message, durationMs };
+      if (cause instanceof AttemptTimeout) {
+        return { kind: 'failure', failure: 'timeout', message: cause.message, durationMs };
       }
+      const code = errorCode(cause);
       if (code === ADDRESS_BLOCKED) {
         return { kind: 'failure', failure: 'blocked', message: errorText(cause), durationMs };
       }
       const message = code ? `${code}: ${errorText(cause)}` : errorText(cause);
       return { kind: 'failure', failure: 'connection', message, durationMs };
-    } finally {
-      clearTimeout(timer);
     }
   }
 
   return {
     send,
-    isCircuitOpen: breakers.isCircuitOpen,
-    /** A deleted webhook's breaker goes with it. */
-    forget: breakers.forget,
-    shutdown(): void {
-      breakers.shutdown();
-      httpAgent.destroy();
-      httpsAgent.destroy();
-    },
+    isCircuitOpen: endpoints.isCircuitOpen,
+    /** A deleted webhook's breaker and connections go with it. */
+    forget: endpoints.forget,
+    shutdown: endpoints.shutdown,
   };
 }
 

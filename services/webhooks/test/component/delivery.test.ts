@@ -289,7 +289,7 @@ describe('retries', () => {
     expect(read.body.webhook.active).toBe(false);
   });
 
-  test('when the receiver hangs, then the attempt is cut at the timeout and retried', async () => {
+  test('when the receiver hangs, then the attempt is cut at the timeout, counted as one, and retried', async () => {
     const { companyId, webhook } = await subscribed((_request, index) =>
       index === 0 ? { hang: true } : { status: 200 },
     );
@@ -303,6 +303,11 @@ describe('retries', () => {
     });
     expect(logs[1]!.duration_ms).toBeGreaterThanOrEqual(950);
     expect(logs[1]!.duration_ms).toBeLessThan(1_500);
+    // The operator's dashboards tell a receiver too slow from one that cannot be reached.
+    const { body: metrics } = await harness.service.metrics.scrape();
+    expect(metrics).toMatch(
+      /switchboard_outbound_requests_total\{client="webhook-endpoint",outcome="timeout"[^}]*\} [1-9]/,
+    );
   });
 
   test('when the receiver trickles its answer byte by byte, then the timeout is still a hard wall-clock limit', async () => {

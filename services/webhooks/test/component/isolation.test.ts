@@ -24,8 +24,10 @@ async function receiver(behaviour?: Behaviour) {
 describe('one bad endpoint does not delay the others', () => {
   let harness: Harness;
   beforeAll(async () => {
-    // A small prefetch window, so that a hanging endpoint could fill it if nothing stopped it.
+    // Small prefetch windows (events carry their first attempts, retries come as deliveries),
+    // so that a hanging endpoint could fill them if nothing stopped it.
     harness = await startHarness('wh_isolation', {
+      WEBHOOK_EVENT_PREFETCH: '20',
       WEBHOOK_DELIVERY_PREFETCH: '20',
       WEBHOOK_ENDPOINT_CONCURRENCY: '4',
       WEBHOOK_TIMEOUT_MS: '3000',

@@ -234,3 +234,36 @@ describe('test events and redelivery', () => {
     expect(redelivery.status).toBe(409);
   });
 });
+
+describe('the test call with the delivery timeout of the spec', () => {
+  let defaults: Harness;
+  beforeAll(async () => {
+    // The service's own request timeout, not the shortened one of the other tests.
+    defaults = await startHarness('wh_test_timeout', { WEBHOOK_TIMEOUT_MS: undefined });
+  });
+  afterAll(() => defaults?.stop());
+
+  test('when the receiver answers a test after 9 s, then the test counts as delivered', async () => {
+    const companyId = newCompanyId();
+    const endpoint = await startReceiver(() => ({ status: 200, body: 'slow', delayMs: 9_000 }));
+    receivers.push(endpoint);
+    const webhook = await createWebhook(defaults, companyId, {
+      url: endpoint.url,
+      events: ['message_sent'],
+    });
+    endpoint.trust(webhook.secret);
+
+    const answer = await defaults.api(companyId, `/developer/webhooks/${webhook.id}/test`, {
+      method: 'POST',
+    });
+
+    expect(answer.status).toBe(200);
+    expect(TestWebhookResponseSchema.parse(answer.body).log).toMatchObject({
+      state: 'succeeded',
+      response_status: 200,
+      response_body: 'slow',
+      error: null,
+    });
+    expect(endpoint.requests).toHaveLength(1);
+  });
+});

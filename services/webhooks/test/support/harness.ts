@@ -32,7 +32,6 @@ export const FAST_ENV = {
   ALLOW_PRIVATE_URLS: 'true',
   WEBHOOK_RETRY_DELAYS: '0.3,0.6,0.9',
   WEBHOOK_TIMEOUT_MS: '1000',
-  WEBHOOK_TEST_TIMEOUT_MS: '1000',
 };
 
 export interface Harness {
@@ -56,7 +55,7 @@ export interface Harness {
   channel: ConfirmChannel;
   /** The service's broker connection is closed by the broker, as when RabbitMQ restarts. */
   killBrokerConnection(): Promise<void>;
-  restart(env?: Record<string, string>): Promise<void>;
+  restart(env?: Record<string, string | undefined>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,7 +72,8 @@ export function configFor(
   prefix: string,
   amqpUrl: string,
   internalSecret: string,
-  env: Record<string, string>,
+  /** Overrides; a variable given as undefined takes the service's default. */
+  env: Record<string, string | undefined>,
 ): WebhooksConfig {
   return webhooksConfigSchema.parse({
     PORT: '0',
@@ -89,7 +89,7 @@ export function configFor(
 
 export async function startHarness(
   label: string,
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
 ): Promise<Harness> {
   const prefix = uniquePrefix(label);
   const broker = await isolatedAmqpUrl(label);

@@ -5,7 +5,7 @@ import {
   WebhookDeliveryMessageSchema,
   type WebhookDeliveryMessage,
 } from '@switchboard/contracts';
-import type { Broker } from '@switchboard/service-kit';
+import type { Broker, MessageContext } from '@switchboard/service-kit';
 import {
   processDeliveryMessage,
   type DeliveryDeps,
@@ -33,27 +33,35 @@ export interface ConsumerOptions {
   deliveryPrefetch: number;
 }
 
+/** A message handled again: redelivered by the broker, or retried after an error. */
+const handledBefore = (context: MessageContext) => context.redelivered || context.attempt > 1;
+
 /**
- * Two consumers: events fan out into deliveries, deliveries are attempted. Each handler resolves
- * only after its database writes and confirmed publishes, so an ack never loses work; an invalid
- * message is parked in `<queue>.dead` with the reason by the kit.
+ * Two consumers: events fan out into deliveries and make their first attempts, and delivery
+ * messages (retries, attempts put off, redeliveries asked for) are attempted. Each handler
+ * resolves only after its database writes and confirmed publishes, so an ack never loses work;
+ * an invalid message is parked in `<queue>.dead` with the reason by the kit.
  */
 export async function startConsumers(
   broker: Broker,
-  deps: { fanOut: FanOutDeps; delivery: DeliveryDeps },
+  deps: { fanOut: Omit<FanOutDeps, 'attempt'>; delivery: DeliveryDeps },
   options: ConsumerOptions,
 ): Promise<void> {
+  const fanOut: FanOutDeps = {
+    ...deps.fanOut,
+    attempt: (message, again) => processDeliveryMessage(deps.delivery, message, again),
+  };
   await broker.consume(
     QUEUES.webhooksEvents,
-    async (event) => {
-      await fanOutEvent(deps.fanOut, event);
+    async (event, context) => {
+      await fanOutEvent(fanOut, event, handledBefore(context));
     },
-    { schema: BrokerEventSchema, prefetch: options.eventPrefetch },
+    // An event carries its deliveries' first attempts, so it may fail as often as they may.
+    { schema: BrokerEventSchema, prefetch: options.eventPrefetch, maxAttempts: 10 },
   );
   await broker.consume(
     QUEUES.webhooksDeliveries,
-    (message, context) =>
-      processDeliveryMessage(deps.delivery, message, context.redelivered || context.attempt > 1),
+    (message, context) => processDeliveryMessage(deps.delivery, message, handledBefore(context)),
     { schema: WebhookDeliveryMessageSchema, prefetch: options.deliveryPrefetch, maxAttempts: 10 },
   );
 }

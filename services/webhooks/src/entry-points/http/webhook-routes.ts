@@ -33,7 +33,6 @@ import { presentLog, presentWebhook } from './present-webhook';
 export interface WebhookRouteDeps {
   manage: ManageDeps;
   delivery: DeliveryDeps;
-  testTimeoutMs: number;
 }
 
 const BASE = '/developer/webhooks';
@@ -123,7 +122,7 @@ export function webhookRoutes(router: Router, deps: WebhookRouteDeps): void {
     const { company_id } = orgContext(req);
     const id = webhookId(req);
     const { event } = parseBody(TestWebhookRequestSchema, req.body);
-    const sent = await sendTestDelivery(deps.delivery, company_id, id, event, deps.testTimeoutMs);
+    const sent = await sendTestDelivery(deps.delivery, company_id, id, event);
     const body: TestWebhookResponse = {
       status: 'success',
       log: presentLog(sent.log, sent.payload),
