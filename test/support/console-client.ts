@@ -51,9 +51,13 @@ export interface SignedInSession extends Required<Pick<Credentials, 'cookie' | '
   user: LooseJson;
 }
 
-/** The session cookie a `Set-Cookie` header sets, as a `Cookie` header would send it back. */
+/**
+ * The session cookie a `Set-Cookie` header sets (either name: `__Host-` outside development),
+ * as a `Cookie` header would send it back.
+ */
 export function sessionCookieOf(setCookie: string | null): { cookie: string; secret: string } {
-  const match = new RegExp(`(?:^|, )(${DEVELOPMENT_SESSION_COOKIE}=([^;]*))`).exec(setCookie ?? '');
+  const pattern = new RegExp(`(?:^|, )((?:__Host-)?${DEVELOPMENT_SESSION_COOKIE}=([^;]*))`);
+  const match = pattern.exec(setCookie ?? '');
   if (!match) throw new Error(`no session cookie in ${setCookie}`);
   return { cookie: match[1]!, secret: match[2]! };
 }
