@@ -227,6 +227,31 @@ describe('owners, sign-in and sessions', () => {
     expect(malformed.status).toBe(422);
   });
 
+  test('when a sign-in or an invitation comes as a form (what another site can post unasked), then 415 and no cookie', async () => {
+    const { email } = await organizationWithOwner();
+    for (const [path, type, body] of [
+      [
+        '/auth/sign-in',
+        'application/x-www-form-urlencoded',
+        new URLSearchParams({ email, password: PASSWORD }).toString(),
+      ],
+      ['/auth/sign-in', 'text/plain', JSON.stringify({ email, password: PASSWORD })],
+      [
+        '/auth/accept-invitation',
+        'application/x-www-form-urlencoded',
+        'invitation=x&password=long+enough',
+      ],
+    ]) {
+      const response = await fetch(url() + path!, {
+        method: 'POST',
+        headers: { 'content-type': type! },
+        body,
+      });
+      expect({ path, type, status: response.status }).toEqual({ path, type, status: 415 });
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+  });
+
   test('when a session passes its idle or its absolute expiry, then it is refused and removed; when it is used, then its idle expiry moves forward', async () => {
     const { owner } = await organizationWithOwner();
     const sessions = db().collection('sessions');

@@ -47,11 +47,30 @@ function accountOf(req: Request): string | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+/**
+ * Sign-in and invitations take JSON only. A page of another site can post a form (urlencoded,
+ * multipart or text/plain) here without asking, and the answer's cookie would sign the victim's
+ * browser into the attacker's account (login CSRF); a JSON body needs a CORS preflight, which
+ * the gateway never grants.
+ */
+function requireJson(req: Request): void {
+  if (!req.is('application/json')) {
+    throw new AppError(
+      'validation_failed',
+      'The body must be JSON (Content-Type: application/json)',
+      {
+        httpStatus: 415,
+      },
+    );
+  }
+}
+
 /** Sign-in, the session, sign-out, password change and invitations: the console's doors. */
 export function sessionRoutes(router: Router, deps: SessionRouteDeps): void {
   const { sessions, cookie, signInLimits } = deps;
 
   router.post('/auth/sign-in', async (req, res) => {
+    requireJson(req);
     const account = accountOf(req);
     signInLimits.refuseWhenExhausted(req, res, account);
     const { email, password } = parseInput(SignInRequestSchema, req.body ?? {});
@@ -100,6 +119,7 @@ export function sessionRoutes(router: Router, deps: SessionRouteDeps): void {
   });
 
   router.post('/auth/accept-invitation', async (req, res) => {
+    requireJson(req);
     signInLimits.refuseWhenExhausted(req, res);
     const request = parseInput(AcceptInvitationRequestSchema, req.body ?? {});
     const user = await acceptInvitation(
