@@ -2,22 +2,12 @@ import express from 'express';
 import {
   metricsRoute,
   startHttpServer,
-  startPeriodicJob,
   startServiceRuntime,
   type RunningService,
 } from '@switchboard/service-kit';
 import type { GatewayConfig } from './config';
 import { createOrganizationStore } from './data-access/organization-store';
-import { createSessionStore } from './data-access/session-store';
-import { createUserStore } from './data-access/user-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
-import { createSessions } from './domain/sessions';
-import { ownerMakerFor, type UserDeps } from './domain/users';
-import { requireCaller } from './entry-points/http/authenticate-caller';
-import { createSessionCookie } from './entry-points/http/session-cookie';
-import { sessionRoutes } from './entry-points/http/session-routes';
-import { createSignInLimits } from './entry-points/http/sign-in-limits';
-import { userRoutes } from './entry-points/http/user-routes';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
 import { createRateLimits } from './entry-points/http/rate-limits';
@@ -27,6 +17,7 @@ import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
 import { ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
+import { startUsers } from './start-users';
 
 /** The only process customers reach: authenticates tokens and proxies each operation to its owner. */
 export function startService(config: GatewayConfig): Promise<RunningService<GatewayConfig>> {
@@ -39,39 +30,6 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
       const store = createOrganizationStore(db);
       await store.init();
       const authenticator = createTokenAuthenticator(store, config.TOKEN_CACHE_TTL_MS);
-      const users = createUserStore(db);
-      const sessionStore = createSessionStore(db);
-      await Promise.all([users.init(), sessionStore.init()]);
-      const sessions = createSessions({
-        sessions: sessionStore,
-        users,
-        organizations: store,
-        policy: {
-          idleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
-          maxAgeMs: config.SESSION_MAX_AGE_MS,
-        },
-      });
-      const userDeps: UserDeps = {
-        users,
-        sessions,
-        publicBaseUrl: config.PUBLIC_BASE_URL,
-        invitationTtlMs: config.INVITATION_TTL_MS,
-      };
-      // Secure outside development: browsers keep a Secure cookie off plain HTTP.
-      const cookie = createSessionCookie({ secure: config.NODE_ENV !== 'development' });
-      const signInLimits = createSignInLimits({
-        replicas: config.GATEWAY_REPLICAS,
-        perAccount: config.SIGN_IN_FAILURES_PER_ACCOUNT,
-        perAddress: config.SIGN_IN_FAILURES_PER_ADDRESS,
-      });
-      const sessionSweep = startPeriodicJob({
-        name: 'expired-sessions',
-        everyMs: 60 * 60_000,
-        logger,
-        run: async () => {
-          await sessions.deleteExpired();
-        },
-      });
       const proxy = createServiceProxy({
         urls: {
           messaging: config.MESSAGING_URL,
@@ -96,6 +54,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           burst: config.FAILED_AUTH_PER_MINUTE,
         },
       });
+      const users = await startUsers({ config, db, logger, store, authenticator, limits });
       const metricsListener =
         config.METRICS_PORT === undefined
           ? undefined
@@ -127,16 +86,14 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             authenticator,
             channels: messagingChannels(proxy),
             limits,
-            ownerFor: (request) => ownerMakerFor(userDeps, request),
+            ownerFor: users.ownerFor,
           });
           internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
-          const authenticate = requireCaller({ authenticator, sessions, cookie, limits });
-          sessionRoutes(router, { sessions, userDeps, cookie, limits, signInLimits });
-          userRoutes(router, { authenticate, userDeps, store, authenticator });
-          apiRoutes(router, { authenticator, proxy, limits, authenticate });
+          users.routes(router);
+          apiRoutes(router, { authenticator, proxy, limits, authenticate: users.authenticate });
         },
         onStop: async () => {
-          await sessionSweep.stop();
+          await users.stop();
           proxy.shutdown();
           await metricsListener?.close(config.SHUTDOWN_TIMEOUT_MS);
         },
