@@ -9,7 +9,33 @@ const PARAMETERS = { N: 2 ** 15, r: 8, p: 3 } as const;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
+/**
+ * scrypt runs on libuv's thread pool (4 threads), which DNS lookups of the owners' host names
+ * share; at most two hashes run at once and the rest wait their turn, so a burst of sign-ins
+ * slows sign-ins, not every proxied request.
+ */
+const MAX_CONCURRENT_HASHES = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  // A finishing hash hands its slot straight to the next in line, so no newcomer slips in between.
+  if (running < MAX_CONCURRENT_HASHES) running += 1;
+  else await new Promise<void>((go) => waiting.push(go));
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
+}
+
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return inTurn(() => deriveNow(password, salt, options));
+}
+
+function deriveNow(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   const N = options.N ?? PARAMETERS.N;
   const r = options.r ?? PARAMETERS.r;
   // scrypt needs 128·N·r bytes; node's default ceiling is exactly 32 MiB, so allow twice that.

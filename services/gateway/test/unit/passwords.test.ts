@@ -16,3 +16,15 @@ describe('passwords', () => {
     expect(await verifyAgainstDecoy('anything at all')).toBe(false);
   });
 });
+
+describe('password hashing in turn', () => {
+  test('when many passwords are checked at once, then every answer is right (at most two hash at a time, the rest wait)', async () => {
+    const stored = await hashPassword('the right one');
+    const answers = await Promise.all(
+      ['the right one', 'wrong', 'the right one', 'wrong', 'wrong'].map((given) =>
+        verifyPassword(given, stored),
+      ),
+    );
+    expect(answers).toEqual([true, false, true, false, false]);
+  });
+});
