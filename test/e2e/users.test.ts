@@ -1,12 +1,15 @@
 // The console's path through real processes: an owner accepts the invitation made with the
-// organization, signs in, makes an API token and an agent; the agent signs in and works through
-// the gateway's proxy with the session cookie; deactivation and token deletion take effect.
+// organization, signs in, makes an API token, a webhook and an agent; the agent signs in and
+// answers a customer through the gateway's proxy with the session cookie, and the business's
+// signed webhook reports the send; deactivation and token deletion take effect.
 import {
   AddAgentResponseSchema,
   CreateNamedTokenResponseSchema,
   SessionResponseSchema,
+  WebhookResponseSchema,
 } from '@switchboard/contracts';
-import { startE2eSystem, type E2eSystem } from '../support/e2e-system';
+import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
+import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
 import {
   callGateway,
   invitationOf,
@@ -18,13 +21,17 @@ import {
 jest.setTimeout(120_000);
 
 let e2e: E2eSystem;
+let receiver: Receiver;
 
 beforeAll(async () => {
-  e2e = await startE2eSystem('e2eusers');
+  receiver = await startReceiver();
+  // The business's webhook receiver is a local http server.
+  e2e = await startE2eSystem('e2eusers', { ALLOW_PRIVATE_URLS: 'true' });
 });
 
 afterAll(async () => {
   await e2e?.stop();
+  await receiver?.close();
 });
 
 const api = (method: string, operation: string, who: Credentials, body?: Record<string, unknown>) =>
@@ -47,7 +54,7 @@ async function acceptInvitation(invitationUrl: string, password: string) {
   return { cookie, csrf: csrf_token, user };
 }
 
-test('when an owner signs in, makes a token and an agent, and the agent works in the inbox, then every step answers through the gateway and deactivation and token deletion take effect at once', async () => {
+test('when an owner signs in, makes a token, a webhook and an agent, and the agent answers a customer with the session cookie, then the business webhook reports the send, and deactivation and token deletion take effect at once', async () => {
   const created = await e2e.createOrganization('Help Desk', 'standard', {
     owner_email: 'owner@helpdesk.example',
   });
@@ -67,6 +74,15 @@ test('when an owner signs in, makes a token and an agent, and the agent works in
     { name: 'Ana', phone: '393471234567' },
   );
   expect(contact.status).toBe(201);
+
+  // The business's webhook, registered from the console.
+  const hook = await callGateway(e2e.gateway, 'POST', '/developer/webhooks', owner, {
+    name: 'Our CRM',
+    url: receiver.url,
+    events: ['message_sent'],
+  });
+  expect(hook.status).toBe(201);
+  receiver.trust(WebhookResponseSchema.parse(hook.body).webhook.secret);
 
   // An agent, invited by the owner.
   const added = await api('POST', 'addAgent', owner, {
@@ -88,6 +104,19 @@ test('when an owner signs in, makes a token and an agent, and the agent works in
   });
   expect(sent.status).toBe(200);
   expect(sent.body.status).toBe('success');
+  const reported = await until(async () => {
+    const found = receiver.requests
+      .map((request) => ({
+        verified: request.verified,
+        event: JSON.parse(request.body.toString()),
+      }))
+      .find(({ event }) => event.data.message_id === sent.body.message_id);
+    return found;
+  }, "the signed message_sent of the agent's reply");
+  expect(reported).toMatchObject({
+    verified: true,
+    event: { event: 'message_sent', data: { phone: '393471234567' } },
+  });
   const noCsrf = await api(
     'POST',
     'sendMessageToPhoneNumber',
