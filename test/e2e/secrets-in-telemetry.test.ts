@@ -1,7 +1,9 @@
 // No credential reaches a log line or a span: the inbound token in the provider's webhook path
-// (and messaging's lookup by it), the verify token in the provider's check, the API token.
+// (and messaging's lookup by it), the verify token in the provider's check, the API token, and
+// the console's: passwords, the session cookie, its CSRF token, an invitation.
 import { createHmac } from 'node:crypto';
 import type { CreateOrganizationResponse } from '@switchboard/contracts';
+import { callGateway, invitationOf, sessionCookieOf, signIn } from '../support/console-client';
 import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 
@@ -10,6 +12,8 @@ jest.setTimeout(120_000);
 let e2e: E2eSystem;
 let otlp: OtlpReceiver;
 let org: CreateOrganizationResponse;
+const OWNER_PASSWORD = 'owner-secret-passphrase-71';
+const AGENT_PASSWORD = 'agent-secret-passphrase-93';
 
 beforeAll(async () => {
   otlp = await startOtlpReceiver();
@@ -19,7 +23,10 @@ beforeAll(async () => {
     // What a production deployment logs: every request line.
     LOG_LEVEL: 'info',
   });
-  org = await e2e.createOrganization('Quiet Co', 'standard');
+  org = await e2e.createOrganization('Quiet Co', 'standard', {
+    owner_email: 'owner@quiet.example',
+    owner_password: OWNER_PASSWORD,
+  });
 });
 
 afterAll(async () => {
@@ -27,7 +34,7 @@ afterAll(async () => {
   await otlp?.close();
 });
 
-test('when the provider verifies and calls the inbound webhook URL and the organization sends, then no log line and no span carries a token or secret', async () => {
+test('when the provider verifies and calls the inbound webhook URL, the organization sends, and its users sign in, invite and work with their session, then no log line and no span carries a token, password or secret', async () => {
   const { channel } = org;
   const inboundToken = new URL(channel.inbound_url).pathname.split('/').pop()!;
 
@@ -51,6 +58,39 @@ test('when the provider verifies and calls the inbound webhook URL and the organ
   });
   expect(sent.status).toBe(200);
 
+  // The console: sign-in, a proxied call and a write with the session, an invitation accepted.
+  const owner = await signIn(e2e.gateway, 'owner@quiet.example', OWNER_PASSWORD);
+  expect((await callGateway(e2e.gateway, 'GET', '/api/svc/getContacts', owner)).status).toBe(200);
+  const added = await callGateway(e2e.gateway, 'POST', '/api/svc/addAgent', owner, {
+    name: 'Agent',
+    email: 'agent@quiet.example',
+  });
+  expect(added.status).toBe(201);
+  const invitation = invitationOf(added.body.invitation_url as string);
+  const accepted = await callGateway(
+    e2e.gateway,
+    'POST',
+    '/auth/accept-invitation',
+    {},
+    {
+      invitation,
+      password: AGENT_PASSWORD,
+    },
+  );
+  expect(accepted.status).toBe(200);
+  const agentSession = sessionCookieOf(accepted.headers.get('set-cookie')).secret;
+  const wrong = await callGateway(
+    e2e.gateway,
+    'POST',
+    '/auth/sign-in',
+    {},
+    {
+      email: 'owner@quiet.example',
+      password: `${OWNER_PASSWORD}-typo`,
+    },
+  );
+  expect(wrong.status).toBe(401);
+
   // The request lines and spans of inbound's door and of messaging's lookup by token were written.
   await until(
     async () =>
@@ -59,6 +99,9 @@ test('when the provider verifies and calls the inbound webhook URL and the organ
       ) &&
       e2e.output.some(
         (line) => line.startsWith('messaging') && line.includes('/by-inbound-token/'),
+      ) &&
+      e2e.output.some(
+        (line) => line.startsWith('gateway') && line.includes('/auth/accept-invitation'),
       ) &&
       otlp.spans.some(
         (span) =>
@@ -76,6 +119,12 @@ test('when the provider verifies and calls the inbound webhook URL and the organ
     verifyToken: channel.verify_token,
     appSecret: channel.app_secret,
     apiToken: org.token,
+    ownerPassword: OWNER_PASSWORD,
+    agentPassword: AGENT_PASSWORD,
+    sessionCookie: owner.secret,
+    agentSessionCookie: agentSession,
+    csrfToken: owner.csrf,
+    invitation,
   };
   for (const [name, value] of Object.entries(secrets)) {
     expect({ name, inLogs: logs.includes(value), inSpans: spans.includes(value) }).toEqual({

@@ -38,6 +38,8 @@ export interface E2eSystem {
   createOrganization(
     name: string,
     plan?: 'free' | 'standard' | 'premium',
+    /** More fields of the creation request, e.g. `owner_email`. */
+    extra?: Record<string, unknown>,
   ): Promise<CreateOrganizationResponse>;
   api(token: string): ApiClient;
   stop(): Promise<void>;
@@ -90,11 +92,15 @@ export async function startE2eSystem(
   }
   const gateway = system.urls.gateway;
 
-  const createOrganization: E2eSystem['createOrganization'] = async (orgName, plan = 'free') => {
+  const createOrganization: E2eSystem['createOrganization'] = async (
+    orgName,
+    plan = 'free',
+    extra = {},
+  ) => {
     const response = await fetch(`${gateway}/admin/organizations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: orgName, plan }),
+      body: JSON.stringify({ name: orgName, plan, ...extra }),
     });
     if (response.status !== 201) {
       throw new Error(

@@ -3,6 +3,8 @@ import { z } from 'zod';
 /** Machine-readable error codes and the HTTP status each one answers with (ARCHITECTURE §3). */
 export const ERROR_CODES = {
   invalid_token: 401,
+  invalid_credentials: 401,
+  not_signed_in: 401,
   malformed_json: 400,
   validation_failed: 422,
   not_found: 404,

@@ -8,6 +8,7 @@ export * from './events/envelope';
 export * from './broker-topology';
 export * from './http/operation';
 export * from './http/gateway-api';
+export * from './http/users-api';
 export * from './http/messaging-internal-api';
 export * from './provider-events';
 export * from './http/contacts-api';

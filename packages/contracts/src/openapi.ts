@@ -9,11 +9,14 @@ import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
 import { TEMPLATE_OPERATIONS } from './http/templates-api';
+import { CSRF_HEADER, SESSION_COOKIE, SESSION_OPERATIONS, USER_OPERATIONS } from './http/users-api';
 import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 
 /** Every documented operation; an API file adds one line here. */
 export const ALL_OPERATIONS: readonly Operation[] = [
   ...GATEWAY_OPERATIONS,
+  ...SESSION_OPERATIONS,
+  ...USER_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...CONTACTS_OPERATIONS,
   ...MESSAGING_OPERATIONS,
@@ -128,6 +131,8 @@ function objectParameters(schema: z.ZodObject, location: 'path' | 'query') {
 
 const SECURITY: Record<Operation['auth'], Record<string, string[]>[]> = {
   token: [{ tokenQuery: [] }, { tokenBearer: [] }],
+  session: [{ sessionCookie: [] }],
+  token_or_session: [{ tokenQuery: [] }, { tokenBearer: [] }, { sessionCookie: [] }],
   admin: [{ adminBearer: [] }],
   none: [],
 };
@@ -204,6 +209,16 @@ export function buildOpenApiDocument(
           type: 'http',
           scheme: 'bearer',
           description: 'The organization API token as `Authorization: Bearer <token>`.',
+        },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description:
+            "A signed-in user's session (POST /auth/sign-in sets it; `sb_session` when the " +
+            `gateway runs with NODE_ENV=development). A write made with it must also send the ` +
+            `session's CSRF token (from the sign-in answer or GET /auth/session) in the ` +
+            `\`${CSRF_HEADER}\` header.`,
         },
         adminBearer: {
           type: 'http',

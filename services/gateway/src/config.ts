@@ -18,8 +18,35 @@ export const gatewayConfigSchema = z.object({
    * call may take 10 s, so a shorter wait would answer 503 for a message that is then sent.
    */
   PROXY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-  /** How long a verified token is trusted without a database read; bounds how late a revocation bites. */
-  TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * How long a verified token is trusted without a database read: a token revoked through one
+   * replica is refused by every other replica within this time (the revoking one refuses it at once).
+   */
+  TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  /** The public address; invitation links point at the console under it. */
+  PUBLIC_BASE_URL: z.string().url().default('http://127.0.0.1:8080'),
+  /** A session unused this long ends (a request at most every minute keeps it alive). */
+  SESSION_IDLE_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60_000),
+  /** A session ends this long after sign-in however busy it is. */
+  SESSION_MAX_AGE_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(12 * 60 * 60_000),
+  /** How long an invitation link works. */
+  INVITATION_TTL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(7 * 24 * 60 * 60_000),
+  /** Failed sign-ins per account per 15 minutes (burst: as many) before 429. */
+  SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().positive().default(5),
+  /** Failed sign-ins per client address per 15 minutes (burst: as many) before 429. */
+  SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().positive().default(20),
   /**
    * Gateway replicas behind the load balancer: each enforces this share of every rate limit,
    * so the deployment as a whole allows about the documented rate with no shared store.

@@ -17,6 +17,7 @@ import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
 import { ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
+import { startUsers } from './start-users';
 
 /** The only process customers reach: authenticates tokens and proxies each operation to its owner. */
 export function startService(config: GatewayConfig): Promise<RunningService<GatewayConfig>> {
@@ -53,6 +54,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           burst: config.FAILED_AUTH_PER_MINUTE,
         },
       });
+      const users = await startUsers({ config, db, logger, store, authenticator, limits });
       const metricsListener =
         config.METRICS_PORT === undefined
           ? undefined
@@ -84,11 +86,14 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             authenticator,
             channels: messagingChannels(proxy),
             limits,
+            ownerFor: users.ownerFor,
           });
           internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
-          apiRoutes(router, { authenticator, proxy, limits });
+          users.routes(router);
+          apiRoutes(router, { authenticator, proxy, limits, authenticate: users.authenticate });
         },
         onStop: async () => {
+          await users.stop();
           proxy.shutdown();
           await metricsListener?.close(config.SHUTDOWN_TIMEOUT_MS);
         },

@@ -8,11 +8,27 @@ import {
   UpdateChannelRequestSchema,
 } from './messaging-internal-api';
 import { defineOperation } from './operation';
+import {
+  OrganizationOwnerSchema,
+  PasswordSchema,
+  UserEmailSchema,
+  UserNameSchema,
+} from './users-api';
 
-export const CreateOrganizationRequestSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  plan: PlanSchema.default('free'),
-});
+export const CreateOrganizationRequestSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    plan: PlanSchema.default('free'),
+    /** The organization's owner, who signs in to the console; without one it has no users yet. */
+    owner_email: UserEmailSchema.optional(),
+    /** The owner's password; without it the answer carries the owner's one-time invitation link. */
+    owner_password: PasswordSchema.optional(),
+    owner_name: UserNameSchema.optional(),
+  })
+  .refine((request) => request.owner_password === undefined || request.owner_email !== undefined, {
+    message: 'owner_password needs owner_email',
+    path: ['owner_password'],
+  });
 export type CreateOrganizationRequest = z.infer<typeof CreateOrganizationRequestSchema>;
 
 export const OrganizationSchema = z.object({
@@ -29,6 +45,8 @@ export const CreateOrganizationResponseSchema = successResponse({
   token_id: z.string(),
   /** Where the provider must send webhooks, and the secrets to configure there; shown once. */
   channel: ChannelSummarySchema,
+  /** Present when `owner_email` was given. */
+  owner: OrganizationOwnerSchema.optional(),
 });
 export type CreateOrganizationResponse = z.infer<typeof CreateOrganizationResponseSchema>;
 
@@ -64,7 +82,7 @@ export const GATEWAY_OPERATIONS = [
     method: 'post',
     path: '/admin/organizations',
     operationId: 'createOrganization',
-    summary: 'Create an organization and its first API token',
+    summary: 'Create an organization, its first API token and its owner',
     tags: ['admin'],
     auth: 'admin',
     request: { body: CreateOrganizationRequestSchema },
@@ -73,7 +91,7 @@ export const GATEWAY_OPERATIONS = [
   defineOperation({
     method: 'post',
     path: '/admin/organizations/{company_id}/tokens',
-    operationId: 'createToken',
+    operationId: 'createOrganizationToken',
     summary: 'Issue another API token for an organization',
     tags: ['admin'],
     auth: 'admin',

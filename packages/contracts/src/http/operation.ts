@@ -2,8 +2,12 @@ import type { z } from 'zod';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
-/** `token`: the organization's API token (spec §5.1); `admin`: the operator's bearer token. */
-export type OperationAuth = 'token' | 'admin' | 'none';
+/**
+ * `token`: the organization's API token (spec §5.1); `session`: a signed-in user's session
+ * cookie (writes also carry the CSRF header); `token_or_session`: either; `admin`: the
+ * operator's bearer token.
+ */
+export type OperationAuth = 'token' | 'session' | 'token_or_session' | 'admin' | 'none';
 
 /** One HTTP operation, described once for validation and for the OpenAPI document. */
 export interface Operation {

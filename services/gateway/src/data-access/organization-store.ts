@@ -16,6 +16,12 @@ export interface ApiToken {
   token_hash: string;
   created_at: Date;
   revoked_at: Date | null;
+  /** The label its owner gave it (tokens older than names have none). */
+  name?: string;
+  /** The last four characters, to tell tokens apart in a list; nothing to guess the rest by. */
+  hint?: string;
+  /** Moved at most once a minute, when a gateway reads the token from the database. */
+  last_used_at?: Date | null;
 }
 
 const organizationSchema = new Schema<Organization>(
@@ -36,6 +42,9 @@ const apiTokenSchema = new Schema<ApiToken>(
     token_hash: { type: String, required: true, unique: true },
     created_at: { type: Date, required: true },
     revoked_at: { type: Date, default: null },
+    name: { type: String },
+    hint: { type: String },
+    last_used_at: { type: Date, default: null },
   },
   { collection: 'api_tokens', versionKey: false },
 );
@@ -78,11 +87,16 @@ export function createOrganizationStore(db: Connection) {
         .exec();
     },
 
-    /** Returns the revoked token, or null when no active token has that id. */
-    async revokeToken(token_id: string, now: Date): Promise<ApiToken | null> {
+    /**
+     * Returns the revoked token, or null when no active token has that id (of that
+     * organization, when one is named).
+     */
+    async revokeToken(token_id: string, now: Date, company_id?: number): Promise<ApiToken | null> {
       // No projection here: FerretDB does not implement `fields` in findAndModify.
       const revoked = await ApiTokens.findOneAndUpdate(
-        { token_id, revoked_at: null },
+        company_id === undefined
+          ? { token_id, revoked_at: null }
+          : { token_id, company_id, revoked_at: null },
         { $set: { revoked_at: now } },
         { returnDocument: 'after' },
       )
@@ -91,6 +105,18 @@ export function createOrganizationStore(db: Connection) {
       if (!revoked) return null;
       const { _id, ...token } = revoked;
       return token;
+    },
+
+    /** The organization's tokens that still work, oldest first. */
+    listActiveTokens(company_id: number): Promise<ApiToken[]> {
+      return ApiTokens.find({ company_id, revoked_at: null }, projection)
+        .sort({ created_at: 1 })
+        .lean<ApiToken[]>()
+        .exec();
+    },
+
+    async touchToken(token_id: string, now: Date): Promise<void> {
+      await ApiTokens.updateOne({ token_id }, { $set: { last_used_at: now } });
     },
   };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-const TOKEN_PREFIX = 'sb_';
+export const TOKEN_PREFIX = 'sb_';
 
 /** A new secret token (shown once) and the id under which it can be revoked. */
 export function generateToken(): { token: string; token_id: string } {

@@ -1,4 +1,4 @@
-import type { Organization, OrganizationStore } from '../data-access/organization-store';
+import type { ApiToken, Organization, OrganizationStore } from '../data-access/organization-store';
 import { hashToken, hashesMatch } from './api-tokens';
 
 interface CacheEntry {
@@ -13,6 +13,14 @@ export interface AuthenticatedToken {
 }
 
 const MAX_CACHED_TOKENS = 10_000;
+/** `last_used_at` moves at most this often: it is a hint for its owners, not a request log. */
+const LAST_USED_PRECISION_MS = 60_000;
+
+/** Records a use seen on a database read (a cache hit is within the TTL of one); never awaited. */
+function noteUse(store: OrganizationStore, token: ApiToken, now: number): void {
+  if (token.last_used_at && now - token.last_used_at.getTime() < LAST_USED_PRECISION_MS) return;
+  store.touchToken(token.token_id, new Date(now)).catch(() => undefined);
+}
 
 /**
  * Resolves an API token to its organization. Verified tokens are cached briefly so that a busy
@@ -39,6 +47,7 @@ export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number
       if (!stored || !hashesMatch(stored.token_hash, hash)) return null;
       const organization = await store.findOrganization(stored.company_id);
       if (!organization) return null;
+      noteUse(store, stored, now);
 
       if (ttlMs > 0) {
         if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);

@@ -13,6 +13,9 @@ import {
   uniquePrefix,
 } from '../../../../test/support/test-infra';
 
+// Starting the stack creates both services' indexes, which takes seconds on a loaded machine.
+jest.setTimeout(30_000);
+
 const prefix = uniquePrefix('gateway');
 let stack: GatewayStack;
 let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;

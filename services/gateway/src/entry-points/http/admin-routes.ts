@@ -2,7 +2,9 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import {
   CreateOrganizationRequestSchema,
   UpdateChannelRequestSchema,
+  type CreateOrganizationRequest,
   type CreateOrganizationResponse,
+  type OrganizationOwner,
   type CreateTokenResponse,
   type RevokeTokenResponse,
 } from '@switchboard/contracts';
@@ -10,7 +12,7 @@ import { AppError, parseInput, secretsMatch } from '@switchboard/service-kit';
 import { z } from 'zod';
 import type { OrganizationStore } from '../../data-access/organization-store';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
-import { createOrganization, issueToken } from '../../domain/manage-organizations';
+import { createOrganization, issueToken, type OwnerMaker } from '../../domain/manage-organizations';
 import type { MessagingChannels } from '../../outbound/messaging-channels';
 import { presentOrganization } from './present-organization';
 import type { RateLimits } from './rate-limits';
@@ -24,6 +26,8 @@ export interface AdminRouteDeps {
   authenticator: TokenAuthenticator;
   channels: MessagingChannels;
   limits: RateLimits;
+  /** How the owner a creation request names is made (nothing when it names none). */
+  ownerFor: (request: CreateOrganizationRequest) => OwnerMaker<OrganizationOwner> | undefined;
 }
 
 export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
@@ -40,10 +44,12 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
 
   router.post('/admin/organizations', requireAdmin, async (req, res) => {
     const request = parseInput(CreateOrganizationRequestSchema, req.body ?? {});
-    const { organization, token, token_id, channel } = await createOrganization(
+    const { organization, token, token_id, channel, owner } = await createOrganization(
       deps.store,
       request,
       deps.channels.provision,
+      new Date(),
+      deps.ownerFor(request),
     );
     const body: CreateOrganizationResponse = {
       status: 'success',
@@ -51,6 +57,7 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
       token,
       token_id,
       channel,
+      ...(owner ? { owner } : {}),
     };
     res.status(201).json(body);
   });

@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import {
   API_OPERATION_OWNERS,
   buildOpenApiDocument,
@@ -19,10 +19,16 @@ const CANONICAL_OPERATIONS = new Map(
 
 export function apiRoutes(
   router: Router,
-  deps: { authenticator: TokenAuthenticator; proxy: ServiceProxy; limits: RateLimits },
+  deps: {
+    authenticator: TokenAuthenticator;
+    proxy: ServiceProxy;
+    limits: RateLimits;
+    /** Token or session (the console); a token alone when not given. */
+    authenticate?: RequestHandler;
+  },
 ): void {
   const openApiDocument = buildOpenApiDocument();
-  const authenticate = requireToken(deps.authenticator, deps.limits);
+  const authenticate = deps.authenticate ?? requireToken(deps.authenticator, deps.limits);
 
   router.get('/api/svc/openapi.json', (_req, res) => {
     res.json(openApiDocument);

@@ -1,0 +1,126 @@
+import type { RequestHandler, Router } from 'express';
+import {
+  AddAgentRequestSchema,
+  AgentIdRequestSchema,
+  CreateNamedTokenRequestSchema,
+  TokenIdRequestSchema,
+  UpdateAgentRequestSchema,
+  type Agent,
+} from '@switchboard/contracts';
+import { operationInput, parseInput } from '@switchboard/service-kit';
+import type { OrganizationStore } from '../../data-access/organization-store';
+import type { User } from '../../data-access/user-store';
+import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import {
+  createNamedToken,
+  listTokens,
+  revokeOrganizationToken,
+} from '../../domain/organization-tokens';
+import {
+  addAgent,
+  deleteAgent,
+  requireManager,
+  updateAgent,
+  type UserDeps,
+} from '../../domain/users';
+import { authenticatedOrganization } from './authenticate';
+import { callerOf } from './authenticate-caller';
+
+export function presentAgent(user: User): Agent {
+  return {
+    id: user.user_id,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    active: user.active,
+    invitation_pending: user.password_hash === null,
+    created_at: user.created_at.toISOString(),
+  };
+}
+
+export interface UserRouteDeps {
+  authenticate: RequestHandler;
+  userDeps: UserDeps;
+  store: OrganizationStore;
+  authenticator: TokenAuthenticator;
+}
+
+/**
+ * The gateway's own `/api/svc` operations: the organization's users and API tokens. Mounted
+ * before the proxy's `/api/svc/:operation`, so they are answered here and never forwarded.
+ */
+export function userRoutes(router: Router, deps: UserRouteDeps): void {
+  const { authenticate, userDeps } = deps;
+
+  // Every user may list their colleagues: the inbox assigns conversations to them.
+  router.get('/api/svc/getAgents', authenticate, async (_req, res) => {
+    const { company_id } = authenticatedOrganization(res);
+    const members = await userDeps.users.listMembers(company_id);
+    res.json({ status: 'success', agents: members.map(presentAgent) });
+  });
+
+  router.post('/api/svc/addAgent', authenticate, async (req, res) => {
+    requireManager(callerOf(res), 'add users');
+    const request = parseInput(AddAgentRequestSchema, operationInput(req));
+    const { user, invitation } = await addAgent(
+      userDeps,
+      authenticatedOrganization(res),
+      callerOf(res),
+      request,
+    );
+    res.status(201).json({
+      status: 'success',
+      agent: presentAgent(user),
+      invitation_url: invitation.invitation_url,
+      invitation_expires_at: invitation.invitation_expires_at.toISOString(),
+    });
+  });
+
+  router.post('/api/svc/updateAgent', authenticate, async (req, res) => {
+    requireManager(callerOf(res), 'change users');
+    const request = parseInput(UpdateAgentRequestSchema, operationInput(req));
+    const user = await updateAgent(
+      userDeps,
+      authenticatedOrganization(res),
+      callerOf(res),
+      request,
+    );
+    res.json({ status: 'success', agent: presentAgent(user) });
+  });
+
+  router.delete('/api/svc/deleteAgent', authenticate, async (req, res) => {
+    requireManager(callerOf(res), 'delete users');
+    const { agent_id } = parseInput(AgentIdRequestSchema, operationInput(req));
+    await deleteAgent(userDeps, authenticatedOrganization(res), callerOf(res), agent_id);
+    res.json({ status: 'success', agent_id, deleted: true });
+  });
+
+  router.get('/api/svc/getTokens', authenticate, async (_req, res) => {
+    requireManager(callerOf(res), 'see API tokens', true);
+    const tokens = await listTokens(deps.store, authenticatedOrganization(res).company_id);
+    res.json({ status: 'success', tokens });
+  });
+
+  router.post('/api/svc/createToken', authenticate, async (req, res) => {
+    requireManager(callerOf(res), 'create API tokens');
+    const { name } = parseInput(CreateNamedTokenRequestSchema, operationInput(req));
+    const created = await createNamedToken(
+      deps.store,
+      authenticatedOrganization(res).company_id,
+      name,
+    );
+    res.status(201).json({ status: 'success', ...created });
+  });
+
+  router.delete('/api/svc/deleteToken', authenticate, async (req, res) => {
+    requireManager(callerOf(res), 'revoke API tokens', true);
+    const { token_id } = parseInput(TokenIdRequestSchema, operationInput(req));
+    await revokeOrganizationToken(
+      deps.store,
+      deps.authenticator,
+      authenticatedOrganization(res).company_id,
+      token_id,
+    );
+    res.json({ status: 'success', token_id, revoked: true });
+  });
+}
