@@ -399,7 +399,7 @@ docdb_backend() {
 docdb_stale() {
   local f
   [ -x "$DOCDB_BIN" ] || return 0
-  for f in "$DOCDB_SRC"/*.go "$DOCDB_SRC/go.mod" "$DOCDB_SRC/go.sum"; do
+  for f in "$DOCDB_SRC"/*.go "$DOCDB_SRC/go.mod" "$DOCDB_SRC/go.sum" "$DOCDB_SRC"/patches/*; do
     [ "$f" -nt "$DOCDB_BIN" ] && return 0
   done
   return 1
@@ -412,7 +412,9 @@ docdb_build() {
   local started=$SECONDS
   mkdir -p "$DOCDB_SRC/bin"
   # Into a temporary file first, so an interrupted build never leaves a fresh-looking binary.
-  if ! (cd "$DOCDB_SRC" && go build -mod=readonly -trimpath -o bin/docdb.tmp .) \
+  # FerretDB is built with a correction to its update command (infra/docdb/patches/ferretdb.sh).
+  if ! (cd "$DOCDB_SRC" && modfile="$(bash patches/ferretdb.sh "$DATA/docdb-build")" &&
+    go build -mod=readonly -modfile "$modfile" -trimpath -o bin/docdb.tmp .) \
     >"$LOGS/docdb-build.log" 2>&1 9>&-; then
     tail -n 30 "$LOGS/docdb-build.log" >&2
     die "building infra/docdb failed (log: .data/logs/docdb-build.log)"

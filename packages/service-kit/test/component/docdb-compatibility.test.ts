@@ -149,6 +149,25 @@ describe('document database compatibility (mongoose)', () => {
     expect((await Quotas.findById('org-1').lean())!.used).toBe(limit);
   });
 
+  test('when one bulk write carries more updates than the database keeps connections, then it completes and the database still answers', async () => {
+    // FerretDB 1.24 held every statement's query open until its update command ended, so 50 or
+    // more statements in one command waited forever for a connection and froze the whole server.
+    const ids = Array.from({ length: 120 }, (_, i) => `bulk-${i}`);
+    const result = await Quotas.bulkWrite(
+      ids.map((_id) => ({
+        updateOne: { filter: { _id }, update: { $inc: { used: 2 } }, upsert: true },
+      })),
+      { ordered: false },
+    );
+    expect(result.upsertedCount).toBe(ids.length);
+    const again = await Quotas.bulkWrite(
+      ids.map((_id) => ({ updateOne: { filter: { _id }, update: { $inc: { used: 1 } } } })),
+    );
+    expect(again.modifiedCount).toBe(ids.length);
+    expect(await Quotas.countDocuments({ _id: { $in: ids }, used: 3 })).toBe(ids.length);
+    expect(await db.db!.admin().ping()).toMatchObject({ ok: 1 });
+  }, 30_000);
+
   test('when a filter value holds an operator and sanitizeFilter is on, then it is compared as a literal and matches nothing', async () => {
     await Items.create({ orgId: 30, key: 'secret', rank: 1, label: 'secret' });
     const injected = { orgId: 30, label: { $gt: '' } } as unknown as Partial<Item>;

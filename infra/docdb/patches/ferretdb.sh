@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Prepares FerretDB 1.24.2 with a correction to its update command, and prints the path of a
+# go.mod for `go build -modfile` that uses it. The module is copied from Go's module cache and
+# corrected at build time, so the repository keeps only this description of the change.
+#
+# The defect: MsgUpdate defers closing each statement's query until the whole command ends, so
+# an `update` of N statements holds N pooled PostgreSQL connections at once, and each statement
+# takes one more for its transaction. At N >= pool size (50) the command waits forever for a
+# connection it holds itself, while holding FerretDB's metadata lock; after that nothing, not even
+# `ping`, is answered until a restart. Closing each statement's query when the statement is done
+# bounds a command to two connections.
+set -euo pipefail
+
+src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:?usage: ferretdb.sh OUT_DIR}"
+(cd "$src" && go mod download github.com/FerretDB/FerretDB)
+mod="$(cd "$src" && go list -mod=readonly -m -f '{{.Dir}}' github.com/FerretDB/FerretDB)"
+rm -rf "$out" && mkdir -p "$out"
+cp -R "$mod" "$out/ferretdb" && chmod -R u+w "$out/ferretdb"
+file="$out/ferretdb/internal/handler/msg_update.go"
+
+call='		result, err := common.UpdateDocument(ctx, c, "update", iter, &u)'
+defer_line='		defer closer.Close()'
+[ "$(grep -cxF "$call" "$file")" = 1 ] && [ "$(grep -cxF "$defer_line" "$file")" = 1 ] || {
+  echo "ferretdb.sh: $file is not the file this correction was written for" >&2
+  exit 1
+}
+awk -v call="$call" -v d="$defer_line" '
+  $0 == d { next }
+  { print }
+  $0 == call { print "\t\tcloser.Close() // at the end of each statement, not of the command" }
+' "$file" >"$file.new" && mv "$file.new" "$file"
+
+cp "$src/go.mod" "$out/go.mod"
+cp "$src/go.sum" "$out/go.sum"
+printf '\nreplace github.com/FerretDB/FerretDB => %s\n' "$out/ferretdb" >>"$out/go.mod"
+echo "$out/go.mod"
