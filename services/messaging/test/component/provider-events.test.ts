@@ -273,6 +273,38 @@ describe('statuses move a message forward only (issue 4 point 6)', () => {
     expect((failed!.data as { error: string }).error).toBe(status.error);
   });
 
+  test('when the network accepts a message and fails it later, then message_failed says so once with its error, and message_status_updated carries the real wamid', async () => {
+    const { message_id, message_wamid } = await sendWith({
+      async_error_code: 131026,
+      duplicate_statuses: true,
+    });
+    expect(message_wamid).toMatch(/^wamid\./);
+    const status = await waitFor(async () => {
+      const current = await statusOf(message_id);
+      return current.message_status === 'failed' ? current : undefined;
+    });
+    const failed = await waitFor(() => {
+      const found = eventsOf(system.events, 'message_failed', message_id);
+      return found.length > 0 ? found : undefined;
+    });
+    // The failure webhook came twice: time for a second event, had it been announced twice.
+    await sleep(700);
+    expect(eventsOf(system.events, 'message_failed', message_id)).toHaveLength(1);
+    expect(failed[0]!.data).toEqual({
+      message_id,
+      contact_id: expect.any(Number),
+      phone: expect.any(String),
+      error: status.error,
+      company_id: org.company_id,
+    });
+    expect(status.error).toContain('131026');
+    const updates = eventsOf(system.events, 'message_status_updated', message_id).filter(
+      (event) => (event.data as { status: string }).status === 'failed',
+    );
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.data).toMatchObject({ message_wamid, error: status.error });
+  });
+
   test('when statuses arrive twice or out of order, then each status is published once', async () => {
     const { message_id } = await sendWith({ duplicate_statuses: true, reorder_statuses: true });
     await waitFor(async () =>
