@@ -366,6 +366,42 @@ export function createMessageStore(db: Connection) {
       return matched;
     },
 
+    /**
+     * Records the provider's `sent` of accepted messages without reading them: `sent` never moves
+     * a message (acceptance did) and carries no event, so each is one write by `_id`, guarded so
+     * that it lands only on the organization's outbound message accepted under that wamid and
+     * only once. Answers how many landed; one that did not was a repeat or needs a closer look.
+     */
+    async recordSentStatuses(
+      items: { id: number; wamid: string; company_id: number; at: Date }[],
+      now: Date,
+    ): Promise<number> {
+      let matched = 0;
+      for (const slice of slices(items)) {
+        const result = await stringKeyed(Messages).bulkWrite(
+          slice.map((item) => ({
+            updateOne: {
+              filter: {
+                _id: String(item.id),
+                wamid: item.wamid,
+                company_id: item.company_id,
+                direction: 'outbound',
+                statuses_seen: { $ne: 'sent' },
+              },
+              update: {
+                $set: { updated_at: now },
+                $push: { history: { status: 'sent', at: item.at, applied: false } },
+                $addToSet: { statuses_seen: 'sent' },
+              },
+            },
+          })),
+          { ordered: false },
+        );
+        matched += result.matchedCount;
+      }
+      return matched;
+    },
+
     /** A contact's messages, newest first, older than `before_id` when given. */
     listByContact(
       company_id: number,

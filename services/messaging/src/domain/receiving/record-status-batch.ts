@@ -118,12 +118,19 @@ export async function recordStatusBatch(
     if (found) items.push(...found);
     else slow.add(index);
   });
-  const messages = await deps.messages.findManyById(items.map((item) => item.id));
+  // A `sent` that is its message's only status here needs no read (see recordSentStatuses).
+  const perMessage = new Map<number, number>();
+  for (const item of items) perMessage.set(item.id, (perMessage.get(item.id) ?? 0) + 1);
+  const unread = items.filter(
+    (item) => item.status === 'sent' && perMessage.get(item.id) === 1 && !slow.has(item.event),
+  );
+  const read = items.filter((item) => !unread.includes(item));
+  const messages = await deps.messages.findManyById(read.map((item) => item.id));
 
   // A message any of whose statuses takes the slow path takes it for all of them (so that they
   // stay in order), and so does every event holding one of them.
   const slowMessages = new Set<number>();
-  for (const item of items) {
+  for (const item of read) {
     if (!settledFor(messages.get(item.id), item, events[item.event]!.company_id)) {
       slowMessages.add(item.id);
     }
@@ -141,7 +148,8 @@ export async function recordStatusBatch(
       }
     }
   }
-  const fast = items.filter((item) => !slow.has(item.event));
+  const fast = read.filter((item) => !slow.has(item.event));
+  const sentOnly = unread.filter((item) => !slow.has(item.event));
 
   const byMessage = new Map<number, Item[]>();
   for (const item of fast) byMessage.set(item.id, [...(byMessage.get(item.id) ?? []), item]);
@@ -159,6 +167,14 @@ export async function recordStatusBatch(
   if (matched < changes.length) {
     // Some message changed since it was read: every event of the fast path again, one by one.
     for (const item of fast) slow.add(item.event);
+  }
+  const sentRecorded = await deps.messages.recordSentStatuses(
+    sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id })),
+    now,
+  );
+  if (sentRecorded < sentOnly.length) {
+    // A repeat, or a message not (yet) accepted under that wamid: each again, one by one.
+    for (const item of sentOnly) slow.add(item.event);
   }
 
   const outcomes: (undefined | Error)[] = events.map(() => undefined);
