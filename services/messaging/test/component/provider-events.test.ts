@@ -316,6 +316,56 @@ describe('statuses move a message forward only (issue 4 point 6)', () => {
   });
 });
 
+describe('statuses recorded in batches', () => {
+  test('when the statuses of many messages arrive in one burst, repeats and late ones among them, then each message ends read with one event per real move, in arrival order', async () => {
+    const sent: { message_id: number; message_wamid: string; phone: string }[] = [];
+    for (let index = 0; index < 8; index++) {
+      const phone = uniquePhone();
+      // No statuses from the simulator: the burst below is every status these messages get.
+      await system.sim('POST', '/faults', { to: phone, count: 1, statuses: [] });
+      const answer = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Burst' });
+      expect(answer.status).toBe(200);
+      sent.push({ ...(answer.body as { message_id: number; message_wamid: string }), phone });
+    }
+    const burst = sent.flatMap(({ message_id, message_wamid, phone }) =>
+      ['sent', 'delivered', 'read', 'delivered', 'read'].map((status) => ({
+        id: message_wamid,
+        status,
+        recipient_id: phone,
+        biz_opaque_callback_data: `sb:${message_id}`,
+      })),
+    );
+    // One after the other, so that arrival order is this order; the consumer batches them.
+    let sequence = 0;
+    for (const item of burst) await publishStatus(sent[0]!.message_id * 1000 + sequence++, item);
+    for (const { message_id } of sent) {
+      const status = await waitFor(async () => {
+        const current = await statusOf(message_id);
+        return current.message_status === 'read' ? current : undefined;
+      });
+      expect(
+        status.history.map((entry: { status: string; applied: boolean }) => [
+          entry.status,
+          entry.applied,
+        ]),
+      ).toEqual([
+        ['sent', true],
+        ['sent', false],
+        ['delivered', true],
+        ['read', true],
+      ]);
+    }
+    await sleep(700);
+    for (const { message_id } of sent) {
+      expect(
+        eventsOf(system.events, 'message_status_updated', message_id).map(
+          (event) => (event.data as { status: string }).status,
+        ),
+      ).toEqual(['sent', 'delivered', 'read']);
+    }
+  });
+});
+
 describe('account and display-name decisions (issue 4 point 6)', () => {
   const eventFor = (name: string, predicate: (data: Record<string, unknown>) => boolean) =>
     waitFor(() =>

@@ -177,6 +177,10 @@ export async function recordStatusBatch(
     for (const item of sentOnly) slow.add(item.event);
   }
 
+  deps.logger.debug(
+    { events: events.length, changes: changes.length, sent: sentOnly.length, slow: slow.size },
+    'statuses recorded in a batch',
+  );
   const outcomes: (undefined | Error)[] = events.map(() => undefined);
   for (const index of [...slow].sort((a, b) => a - b)) {
     try {
