@@ -34,6 +34,9 @@ function readStat(pid) {
     if (stat && (stat.comm === 'docdb' || stat.comm === 'postgres')) {
       stat.foreign = servesAnotherDocdb(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
     }
+    if (stat && stat.comm === 'beam.smp') {
+      stat.foreign = isAnotherRabbitNode(fs.readFileSync(`/proc/${pid}/environ`, 'utf8'));
+    }
     return stat;
   } catch {
     return undefined; // gone, or not Linux
@@ -42,6 +45,15 @@ function readStat(pid) {
 
 /** The port of the docdb this run uses (MONGODB_URL), whose database is `docdb_<port>`. */
 const OUR_DOCDB_PORT = /:(\d+)/.exec(process.env.MONGODB_URL ?? ':27017')?.[1] ?? '27017';
+
+/** The port of the RabbitMQ node this run uses (AMQP_URL). */
+const OUR_AMQP_PORT = /:(\d+)/.exec(process.env.AMQP_URL ?? ':5672')?.[1] ?? '5672';
+
+/** A RabbitMQ node started for another port (another user's node on a shared machine). */
+function isAnotherRabbitNode(environ) {
+  const port = /(?:^|\0)RABBITMQ_NODE_PORT=(\d+)/.exec(environ);
+  return port ? port[1] !== OUR_AMQP_PORT : false;
+}
 
 /**
  * A docdb listening on another port, or a PostgreSQL backend serving another docdb's database:
