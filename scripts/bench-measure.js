@@ -30,10 +30,41 @@ function parseProcStat(text) {
 
 function readStat(pid) {
   try {
-    return parseProcStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const stat = parseProcStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    if (stat && (stat.comm === 'docdb' || stat.comm === 'postgres')) {
+      stat.foreign = servesAnotherDocdb(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    }
+    if (stat && stat.comm === 'beam.smp') {
+      stat.foreign = isAnotherRabbitNode(fs.readFileSync(`/proc/${pid}/environ`, 'utf8'));
+    }
+    return stat;
   } catch {
     return undefined; // gone, or not Linux
   }
+}
+
+/** The port of the docdb this run uses (MONGODB_URL), whose database is `docdb_<port>`. */
+const OUR_DOCDB_PORT = /:(\d+)/.exec(process.env.MONGODB_URL ?? ':27017')?.[1] ?? '27017';
+
+/** The port of the RabbitMQ node this run uses (AMQP_URL). */
+const OUR_AMQP_PORT = /:(\d+)/.exec(process.env.AMQP_URL ?? ':5672')?.[1] ?? '5672';
+
+/** A RabbitMQ node started for another port (another user's node on a shared machine). */
+function isAnotherRabbitNode(environ) {
+  const port = /(?:^|\0)RABBITMQ_NODE_PORT=(\d+)/.exec(environ);
+  return port ? port[1] !== OUR_AMQP_PORT : false;
+}
+
+/**
+ * A docdb listening on another port, or a PostgreSQL backend serving another docdb's database:
+ * another user's server on a shared machine, counted in `other` rather than in the run's rows.
+ */
+function servesAnotherDocdb(cmdline) {
+  const args = cmdline.split('\0').join(' ');
+  const listen = /-listen\s+\S*:(\d+)/.exec(args);
+  if (listen) return listen[1] !== OUR_DOCDB_PORT;
+  const database = /^postgres: \S+ (docdb_\d+) /.exec(args);
+  return database ? database[1] !== `docdb_${OUR_DOCDB_PORT}` : false;
 }
 
 /** Every process's CPU now: `Map<pid, {comm, cpuMs}>` (empty where there is no /proc). */
@@ -65,7 +96,8 @@ function cpuBetween(before, after, named) {
   for (const [pid, { comm, cpuMs }] of after) {
     const spent = cpuMs - (before.get(pid)?.comm === comm ? before.get(pid).cpuMs : 0);
     if (spent <= 0) continue;
-    const group = named.get(pid) ?? INFRA_GROUPS[comm] ?? 'other';
+    const infra = after.get(pid).foreign ? undefined : INFRA_GROUPS[comm];
+    const group = named.get(pid) ?? infra ?? 'other';
     groups.set(group, (groups.get(group) ?? 0) + spent);
     if (group === 'other') others.push({ pid, comm, cpuMs: spent });
   }

@@ -1,3 +1,4 @@
+export * from './batcher';
 export * from './broker';
 export * from './config';
 export * from './counters';

@@ -10,6 +10,7 @@ import { createChannelCopyStore } from './data-access/channel-copy-store';
 import { createInboundEventStore } from './data-access/inbound-event-store';
 import { startRelay } from './entry-points/jobs/relay-and-cleanup';
 import { receiveRoutes } from './entry-points/http/receive-routes';
+import { createWebhookIntake } from './domain/webhook-intake';
 import { createChannelDirectory } from './outbound/channel-directory';
 
 /** What inbound's keys are narrowed to (changing it makes the kept copies unreadable). */
@@ -41,13 +42,13 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
         copies,
         logger,
       });
+      const intake = createWebhookIntake({ store, broker: broker!, logger });
       let relay: { stop(): Promise<void> } | undefined;
       return {
         rawRoutes: (app) =>
           receiveRoutes(app, {
             channels,
-            store,
-            broker: broker!,
+            intake,
             bodyLimit: config.INBOUND_BODY_LIMIT,
           }),
         startConsumers: async () => {
@@ -62,6 +63,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
         },
         onStop: async () => {
           await reseal.stop();
+          await intake.drain();
           await relay?.stop();
           channels.shutdown();
         },

@@ -41,7 +41,8 @@ export const messagingConfigSchema = z.object({
   /** Attempts of a `messaging.send` command before its message is recorded as failed (or parked). */
   COMMAND_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   COMMAND_PREFETCH: z.coerce.number().int().min(1).default(20),
-  PROVIDER_EVENTS_PREFETCH: z.coerce.number().int().min(1).default(20),
+  /** Also the largest batch of statuses recorded together: enough unacked ones to gather one. */
+  PROVIDER_EVENTS_PREFETCH: z.coerce.number().int().min(1).default(100),
   /** How often records are searched for events left unpublished (broker down, process died). */
   EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).default(10_000),
   /** Events younger than this are left to the write that stored them. */

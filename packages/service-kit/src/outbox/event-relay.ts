@@ -45,6 +45,49 @@ export function createEventRelay(options: EventRelayOptions) {
     }
   }
 
+  /**
+   * Publishes the events a batch of writes just stored on many records, and clears them in as few
+   * writes as the database allows: no read of what the writer already holds. Each record's events
+   * go out in order, after whatever relay of that record is already running; all are published
+   * before any is cleared, so a crash in between leaves them for the sweep (published twice, never
+   * lost). Events that could not be published stay for the sweep.
+   */
+  function relayWritten(
+    source: OutboxSource,
+    records: { id: string; events: BrokerEvent[] }[],
+  ): Promise<void> {
+    const keys = records.map((record) => `${source.name}:${record.id}`);
+    const before = Promise.all(keys.map((key) => chains.get(key)));
+    const run = before.then(async () => {
+      // Sent in order on one channel; confirms are awaited together.
+      const outcomes = await Promise.all(
+        records.map((record) =>
+          Promise.allSettled(record.events.map((event) => options.publish(event))),
+        ),
+      );
+      const published = records.map((record, index) => ({
+        id: record.id,
+        eventIds: record.events
+          .filter((_, position) => outcomes[index]![position]!.status === 'fulfilled')
+          .map((event) => event.id),
+      }));
+      if (source.clearMany) await source.clearMany(published);
+      else for (const record of published) await source.clear(record.id, record.eventIds);
+      const failed = published.some((record, index) => {
+        return record.eventIds.length < records[index]!.events.length;
+      });
+      if (failed) log.warn({ source: source.name }, 'events not published yet; will retry');
+    });
+    const settled = run.catch((error: unknown) => {
+      log.warn({ err: error, source: source.name }, 'events not published yet; will retry');
+    });
+    for (const key of keys) chains.set(key, settled);
+    void settled.then(() => {
+      for (const key of keys) if (chains.get(key) === settled) chains.delete(key);
+    });
+    return settled;
+  }
+
   function enqueue(source: OutboxSource, id: string): Promise<void> {
     const key = `${source.name}:${id}`;
     const next = (chains.get(key) ?? Promise.resolve())
@@ -85,6 +128,11 @@ export function createEventRelay(options: EventRelayOptions) {
       if (!stopped) void enqueue(source, id);
     },
     flush: (source: OutboxSource, id: string) => enqueue(source, id),
+    /** Publishes, in the background, what a batch of writes just stored (see relayWritten). */
+    relayWrittenSoon(source: OutboxSource, records: { id: string; events: BrokerEvent[] }[]): void {
+      if (!stopped && records.length > 0) void relayWritten(source, records);
+    },
+    relayWritten,
     sweep,
     start(): void {
       if (timer) return;

@@ -1,6 +1,11 @@
 import { Schema, trusted, type Connection } from 'mongoose';
 import type { ProviderRoutingKey } from '@switchboard/contracts';
-import type { TraceCarrier } from '@switchboard/service-kit';
+import {
+  isDuplicateKeyError,
+  slices,
+  stringKeyed,
+  type TraceCarrier,
+} from '@switchboard/service-kit';
 
 export interface PendingPublication {
   message_id: string;
@@ -47,11 +52,57 @@ inboundEventSchema.index({ company_id: 1, body_sha256: 1 }, { unique: true });
 inboundEventSchema.index({ published_at: 1, received_at: 1 });
 inboundEventSchema.index({ received_at: 1 });
 
+/** A bulk write's per-document errors, by the document's position in the batch. */
+function writeErrorsByIndex(error: unknown): Map<number, unknown> | undefined {
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  if (!writeErrors) return undefined;
+  const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as { index: number }[];
+  return new Map(list.map((entry) => [entry.index, entry]));
+}
+
 export function createInboundEventStore(db: Connection) {
   const Events = db.model('InboundEvent', inboundEventSchema);
 
+  const firstOf = (event: InboundEvent) =>
+    Events.findOne({
+      company_id: event.company_id,
+      body_sha256: event.body_sha256,
+    }).lean<InboundEvent>();
+
   return {
     init: () => Events.init(),
+
+    /**
+     * insertOnce for many events in one write: one outcome per event, in order (an Error for an
+     * event that could not be stored).
+     */
+    async insertManyOnce(
+      events: InboundEvent[],
+    ): Promise<({ event: InboundEvent; duplicate: boolean } | Error)[]> {
+      const outcomes: ({ event: InboundEvent; duplicate: boolean } | Error)[] = [];
+      for (const slice of slices(events, 50)) {
+        let failed = new Map<number, unknown>();
+        try {
+          await stringKeyed(Events).insertMany(slice, { ordered: false });
+        } catch (error) {
+          const byIndex = writeErrorsByIndex(error);
+          if (!byIndex) throw error;
+          failed = byIndex;
+        }
+        for (const [index, event] of slice.entries()) {
+          const failure = failed.get(index);
+          if (!failure) outcomes.push({ event, duplicate: false });
+          else if (!isDuplicateKeyError(failure)) outcomes.push(new Error('event not stored'));
+          else {
+            const first = await firstOf(event);
+            outcomes.push(
+              first ? { event: first, duplicate: true } : new Error('event not stored'),
+            );
+          }
+        }
+      }
+      return outcomes;
+    },
 
     /** Stores the event; a second arrival of the same bytes returns the first one instead. */
     async insertOnce(event: InboundEvent): Promise<{ event: InboundEvent; duplicate: boolean }> {
@@ -59,18 +110,26 @@ export function createInboundEventStore(db: Connection) {
         await Events.create(event);
         return { event, duplicate: false };
       } catch (error) {
-        if ((error as { code?: number }).code !== 11000) throw error;
-        const first = await Events.findOne({
-          company_id: event.company_id,
-          body_sha256: event.body_sha256,
-        }).lean<InboundEvent>();
+        if (!isDuplicateKeyError(error)) throw error;
+        const first = await firstOf(event);
         if (!first) throw error;
         return { event: first, duplicate: true };
       }
     },
 
-    async markPublished(id: string, now: Date): Promise<void> {
-      await Events.updateOne({ _id: id }, { $set: { pending: [], published_at: now } });
+    /** Clears what the broker confirmed, in as few writes as the database allows. */
+    async markManyPublished(ids: string[], now: Date): Promise<void> {
+      for (const slice of slices(ids)) {
+        await stringKeyed(Events).bulkWrite(
+          slice.map((id) => ({
+            updateOne: {
+              filter: { _id: id },
+              update: { $set: { pending: [], published_at: now } },
+            },
+          })),
+          { ordered: false },
+        );
+      }
     },
 
     /** Accepted events whose publication has not been confirmed, oldest first. */

@@ -5,11 +5,7 @@ import {
   type InboundChannel,
 } from '@switchboard/contracts';
 import { currentTraceCarrier, type TraceCarrier } from '@switchboard/service-kit';
-import type {
-  InboundEvent,
-  InboundEventStore,
-  PendingPublication,
-} from '../data-access/inbound-event-store';
+import type { InboundEvent, PendingPublication } from '../data-access/inbound-event-store';
 
 /** Splits a webhook into the broker messages it becomes: one per change and kind. */
 export function publicationsOf(eventId: string, payload: unknown): PendingPublication[] | string {
@@ -34,15 +30,14 @@ function traceContextField(): { trace_context?: TraceCarrier } {
 }
 
 /**
- * Stores a verified webhook before anything else happens to it. Malformed bodies are kept as
- * rejected (and still answered 200: the provider would only send them again).
+ * A verified webhook as it is stored, before anything else happens to it. Malformed bodies are
+ * kept as rejected (and still answered 200: the provider would only send them again).
  */
-export async function acceptWebhook(
-  store: InboundEventStore,
+export function inboundEventOf(
   channel: InboundChannel,
   rawBody: Buffer,
   now = new Date(),
-): Promise<{ event: InboundEvent; duplicate: boolean }> {
+): InboundEvent {
   const id = randomUUID();
   let pending: PendingPublication[] = [];
   let reason: string | null = null;
@@ -53,7 +48,7 @@ export async function acceptWebhook(
   } catch {
     reason = 'body is not valid JSON';
   }
-  return store.insertOnce({
+  return {
     _id: id,
     company_id: channel.company_id,
     body_sha256: createHash('sha256').update(rawBody).digest('hex'),
@@ -64,5 +59,5 @@ export async function acceptWebhook(
     received_at: now,
     published_at: reason || pending.length === 0 ? now : null,
     ...traceContextField(),
-  });
+  };
 }

@@ -207,6 +207,26 @@ describe('inbound webhook (spec §4.4)', () => {
     );
   });
 
+  test('when many webhooks arrive at once, some of them the same bytes, then each distinct one is stored and published once', async () => {
+    const bodies = Array.from({ length: 30 }, (_, index) => webhookBody(`burst ${index}`));
+    const sent = [...bodies, ...bodies.slice(0, 10)];
+    const published0 = published.length;
+    const answers = await Promise.all(sent.map((body) => post(directUrl(), body)));
+    expect(answers.map((answer) => answer.status)).toEqual(sent.map(() => 200));
+    // Two messages per webhook: its inbound text and its status.
+    await waitFor(() => (published.length >= published0 + 60 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const ids = published.slice(published0).map((item) => item.message.id);
+    expect(ids).toHaveLength(60);
+    expect(new Set(ids).size).toBe(60);
+    const stored = await inbound.db
+      .collection('inbound_events')
+      .find({ raw_body: { $in: bodies } })
+      .toArray();
+    expect(stored).toHaveLength(30);
+    expect(stored.every((event) => event.published_at !== null)).toBe(true);
+  });
+
   test('when messaging is down, then a channel seen before is still verified and accepted', async () => {
     await stack.messaging.stop();
     try {

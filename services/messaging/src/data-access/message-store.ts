@@ -2,6 +2,8 @@ import { Schema, type Connection } from 'mongoose';
 import type { OutboxFields } from '@switchboard/service-kit';
 import {
   addToOutbox,
+  slices,
+  stringKeyed,
   newOutbox,
   outboxSchemaFields,
   outboxSource,
@@ -106,6 +108,26 @@ const wamidKeySchema = new Schema<WamidKey>(
   },
   { collection: 'wamid_keys', versionKey: false },
 );
+
+/**
+ * Statuses to record on one message in one write, decided from the message as it was read: the
+ * write happens only if the message is still in that state (its status and how many statuses it
+ * has seen), so a change made meanwhile elsewhere makes it match nothing instead of being lost.
+ */
+export interface StatusChange {
+  id: number;
+  /** The state the change was decided from. */
+  from: { status: StoredMessageStatus; seen: number };
+  /** Where the message moves, if anywhere. */
+  to: {
+    status: StoredMessageStatus;
+    times: Partial<Record<DeliveryStatus, Date>>;
+    error?: string | null;
+  } | null;
+  history: HistoryEntry[];
+  statuses: string[];
+  events: BrokerEvent[];
+}
 
 export type NewMessage = Omit<
   StoredMessage,
@@ -291,6 +313,102 @@ export function createMessageStore(db: Connection) {
           $addToSet: { statuses_seen: status, ...outbox.addToSet },
         },
       );
+    },
+
+    /**
+     * Messages by id, read side by side (an `$in` is a scan on the local database), with the
+     * driver alone: a status batch reads one per status, and mongoose's query building is most
+     * of the cost of such a read in this process.
+     */
+    async findManyById(ids: number[]): Promise<Map<number, StoredMessage>> {
+      const found = await Promise.all(
+        [...new Set(ids)].map(
+          (id) =>
+            stringKeyed(Messages).findOne({ _id: String(id) }) as Promise<StoredMessage | null>,
+        ),
+      );
+      return new Map(found.flatMap((message) => (message ? [[message.id, message]] : [])));
+    },
+
+    /**
+     * Applies status changes to many messages in as few writes as the database allows (each by
+     * `_id`, guarded by the state it was decided from); answers how many found that state.
+     */
+    async applyStatusChanges(changes: StatusChange[], now: Date): Promise<number> {
+      let matched = 0;
+      for (const slice of slices(changes)) {
+        const result = await stringKeyed(Messages).bulkWrite(
+          slice.map((change) => {
+            const outbox = addToOutbox(change.events);
+            const times = Object.entries(change.to?.times ?? {}).map(
+              ([status, at]) => [`status_times.${status}`, at] as const,
+            );
+            return {
+              updateOne: {
+                filter: {
+                  _id: String(change.id),
+                  status: change.from.status,
+                  statuses_seen: { $size: change.from.seen },
+                },
+                update: {
+                  $set: {
+                    updated_at: now,
+                    ...(change.to
+                      ? {
+                          status: change.to.status,
+                          ...Object.fromEntries(times),
+                          ...(change.to.error !== undefined ? { error: change.to.error } : {}),
+                        }
+                      : {}),
+                    ...outbox.set,
+                  },
+                  $push: { history: { $each: change.history } },
+                  $addToSet: { statuses_seen: { $each: change.statuses }, ...outbox.addToSet },
+                },
+              },
+            };
+          }),
+          { ordered: false },
+        );
+        matched += result.matchedCount;
+      }
+      return matched;
+    },
+
+    /**
+     * Records the provider's `sent` of accepted messages without reading them: `sent` never moves
+     * a message (acceptance did) and carries no event, so each is one write by `_id`, guarded so
+     * that it lands only on the organization's outbound message accepted under that wamid and
+     * only once. Answers how many landed; one that did not was a repeat or needs a closer look.
+     */
+    async recordSentStatuses(
+      items: { id: number; wamid: string; company_id: number; at: Date }[],
+      now: Date,
+    ): Promise<number> {
+      let matched = 0;
+      for (const slice of slices(items)) {
+        const result = await stringKeyed(Messages).bulkWrite(
+          slice.map((item) => ({
+            updateOne: {
+              filter: {
+                _id: String(item.id),
+                wamid: item.wamid,
+                company_id: item.company_id,
+                direction: 'outbound',
+                statuses_seen: { $ne: 'sent' },
+              },
+              update: {
+                $set: { updated_at: now },
+                $push: { history: { status: 'sent', at: item.at, applied: false } },
+                $addToSet: { statuses_seen: 'sent' },
+              },
+            },
+          })),
+          { ordered: false },
+        );
+        matched += result.matchedCount;
+      }
+      return matched;
     },
 
     /** A contact's messages, newest first, older than `before_id` when given. */

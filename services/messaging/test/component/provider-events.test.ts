@@ -273,6 +273,38 @@ describe('statuses move a message forward only (issue 4 point 6)', () => {
     expect((failed!.data as { error: string }).error).toBe(status.error);
   });
 
+  test('when the network accepts a message and fails it later, then message_failed says so once with its error, and message_status_updated carries the real wamid', async () => {
+    const { message_id, message_wamid } = await sendWith({
+      async_error_code: 131026,
+      duplicate_statuses: true,
+    });
+    expect(message_wamid).toMatch(/^wamid\./);
+    const status = await waitFor(async () => {
+      const current = await statusOf(message_id);
+      return current.message_status === 'failed' ? current : undefined;
+    });
+    const failed = await waitFor(() => {
+      const found = eventsOf(system.events, 'message_failed', message_id);
+      return found.length > 0 ? found : undefined;
+    });
+    // The failure webhook came twice: time for a second event, had it been announced twice.
+    await sleep(700);
+    expect(eventsOf(system.events, 'message_failed', message_id)).toHaveLength(1);
+    expect(failed[0]!.data).toEqual({
+      message_id,
+      contact_id: expect.any(Number),
+      phone: expect.any(String),
+      error: status.error,
+      company_id: org.company_id,
+    });
+    expect(status.error).toContain('131026');
+    const updates = eventsOf(system.events, 'message_status_updated', message_id).filter(
+      (event) => (event.data as { status: string }).status === 'failed',
+    );
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.data).toMatchObject({ message_wamid, error: status.error });
+  });
+
   test('when statuses arrive twice or out of order, then each status is published once', async () => {
     const { message_id } = await sendWith({ duplicate_statuses: true, reorder_statuses: true });
     await waitFor(async () =>
@@ -281,6 +313,56 @@ describe('statuses move a message forward only (issue 4 point 6)', () => {
     await sleep(700);
     expect(statusEvents(message_id)).toEqual(['sent', 'read']);
     expect((await statusOf(message_id)).message_status).toBe('read');
+  });
+});
+
+describe('statuses recorded in batches', () => {
+  test('when the statuses of many messages arrive in one burst, repeats and late ones among them, then each message ends read with one event per real move, in arrival order', async () => {
+    const sent: { message_id: number; message_wamid: string; phone: string }[] = [];
+    for (let index = 0; index < 8; index++) {
+      const phone = uniquePhone();
+      // No statuses from the simulator: the burst below is every status these messages get.
+      await system.sim('POST', '/faults', { to: phone, count: 1, statuses: [] });
+      const answer = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Burst' });
+      expect(answer.status).toBe(200);
+      sent.push({ ...(answer.body as { message_id: number; message_wamid: string }), phone });
+    }
+    const burst = sent.flatMap(({ message_id, message_wamid, phone }) =>
+      ['sent', 'delivered', 'read', 'delivered', 'read'].map((status) => ({
+        id: message_wamid,
+        status,
+        recipient_id: phone,
+        biz_opaque_callback_data: `sb:${message_id}`,
+      })),
+    );
+    // One after the other, so that arrival order is this order; the consumer batches them.
+    let sequence = 0;
+    for (const item of burst) await publishStatus(sent[0]!.message_id * 1000 + sequence++, item);
+    for (const { message_id } of sent) {
+      const status = await waitFor(async () => {
+        const current = await statusOf(message_id);
+        return current.message_status === 'read' ? current : undefined;
+      });
+      expect(
+        status.history.map((entry: { status: string; applied: boolean }) => [
+          entry.status,
+          entry.applied,
+        ]),
+      ).toEqual([
+        ['sent', true],
+        ['sent', false],
+        ['delivered', true],
+        ['read', true],
+      ]);
+    }
+    await sleep(700);
+    for (const { message_id } of sent) {
+      expect(
+        eventsOf(system.events, 'message_status_updated', message_id).map(
+          (event) => (event.data as { status: string }).status,
+        ),
+      ).toEqual(['sent', 'delivered', 'read']);
+    }
   });
 });
 

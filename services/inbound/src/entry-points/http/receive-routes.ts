@@ -1,18 +1,15 @@
 import express, { type Express, type Request } from 'express';
 import { PROVIDER_SIGNATURE_HEADER } from '@switchboard/contracts';
-import { AppError, requestLogger, secretsMatch, type Broker } from '@switchboard/service-kit';
-import type { InboundEventStore } from '../../data-access/inbound-event-store';
-import { acceptWebhook } from '../../domain/accept-webhook';
-import { publishEvent } from '../../domain/publish-event';
+import { AppError, secretsMatch } from '@switchboard/service-kit';
 import { hasValidSignature } from '../../domain/verify-signature';
+import type { WebhookIntake } from '../../domain/webhook-intake';
 import type { ChannelDirectory } from '../../outbound/channel-directory';
 
 const RECEIVE_PATH = '/webhook/svc/receive/:token';
 
 export interface ReceiveRouteDeps {
   channels: ChannelDirectory;
-  store: InboundEventStore;
-  broker: Broker;
+  intake: WebhookIntake;
   bodyLimit: string;
 }
 
@@ -49,14 +46,9 @@ export function receiveRoutes(app: Express, deps: ReceiveRouteDeps): void {
       if (!hasValidSignature(rawBody, req.header(PROVIDER_SIGNATURE_HEADER), channel.app_secret)) {
         throw new AppError('forbidden', 'Invalid signature');
       }
-      const { event, duplicate } = await acceptWebhook(deps.store, channel, rawBody);
+      // Stored before the answer; published after it (the intake publishes, the relay retries).
+      await deps.intake.accept(channel, rawBody);
       res.status(200).json({ status: 'success' });
-
-      if (duplicate || event.pending.length === 0 || event.published_at) return;
-      // Answered first: the provider waits for nobody. If this fails, the relay publishes later.
-      publishEvent(deps.broker, deps.store, event).catch((error: unknown) => {
-        requestLogger(res).warn({ err: error, eventId: event._id }, 'publish deferred to relay');
-      });
     },
   );
 }

@@ -5,7 +5,7 @@ import {
   type PeriodicJob,
 } from '@switchboard/service-kit';
 import type { InboundEventStore } from '../../data-access/inbound-event-store';
-import { publishEvent } from '../../domain/publish-event';
+import { publishEvents } from '../../domain/publish-event';
 
 const BATCH = 100;
 const CLEANUP_EVERY_MS = 60 * 60 * 1000;
@@ -28,9 +28,10 @@ export function startRelay(deps: {
     const now = new Date();
     if (deps.broker.isConnected()) {
       const due = await deps.store.findUnpublished(new Date(now.getTime() - deps.graceMs), BATCH);
-      for (const event of due) {
-        await publishEvent(deps.broker, deps.store, event);
-        deps.logger.info({ eventId: event._id }, 'relayed an unpublished inbound event');
+      if (due.length > 0) {
+        const { published, failed } = await publishEvents(deps.broker, deps.store, due);
+        if (published > 0) deps.logger.info({ published }, 'relayed unpublished inbound events');
+        if (failed.length > 0) throw failed[0];
       }
     }
     if (now.getTime() - lastCleanup > CLEANUP_EVERY_MS) {

@@ -9,6 +9,7 @@ import {
 } from '../../data-access/message-store';
 import type { KeyedLock } from '../keyed-lock';
 import {
+  messageFailed,
   messageIdOfCallbackData,
   messageSent,
   messageStatusUpdated,
@@ -25,13 +26,13 @@ export interface StatusDeps {
 }
 
 /** The statuses a message may move from into each status: forward only, failed is terminal. */
-const MOVES_FROM: Record<DeliveryStatus, StoredMessageStatus[]> = {
+export const MOVES_FROM: Record<DeliveryStatus, StoredMessageStatus[]> = {
   sent: [],
   delivered: ['sent'],
   read: ['sent', 'delivered'],
   failed: ['sent', 'delivered'],
 };
-const isDeliveryStatus = (status: string): status is DeliveryStatus => status in MOVES_FROM;
+export const isDeliveryStatus = (status: string): status is DeliveryStatus => status in MOVES_FROM;
 
 type Loose = Record<string, unknown>;
 
@@ -94,7 +95,7 @@ export async function recordStatuses(
         if (!current) return false;
       }
       const moves = MOVES_FROM[status].includes(current.status);
-      const events = [messageStatusUpdated(deps.eventIds, current, wamid, status, error, now)];
+      const events = statusEvents(deps.eventIds, current, wamid, status, error, now);
       await deps.messages.recordStatus(current.id, status, at, { moves, error }, now, events);
       return moves;
     });
@@ -104,6 +105,24 @@ export async function recordStatuses(
   if (unknown.length > 0) {
     throw new UnknownMessageError(`statuses for unknown messages: ${unknown.join(', ')}`);
   }
+}
+
+/**
+ * The events of a status that moves its message: `message_status_updated`, and for a message the
+ * network accepted and later failed also `message_failed` with the network's error (as a refused
+ * send has), which a customer subscribed only to failures waits for.
+ */
+export function statusEvents(
+  ids: EventIds,
+  message: StoredMessage,
+  wamid: string,
+  status: DeliveryStatus,
+  error: string | null,
+  now: Date,
+) {
+  const updated = messageStatusUpdated(ids, message, wamid, status, error, now);
+  if (status !== 'failed') return [updated];
+  return [updated, messageFailed(ids, message, error ?? describeStatusError(undefined), now)];
 }
 
 /**

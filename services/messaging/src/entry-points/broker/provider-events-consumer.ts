@@ -4,10 +4,11 @@ import {
   ROUTING_KEYS,
   type ProviderEventMessage,
 } from '@switchboard/contracts';
-import type { Broker, Logger } from '@switchboard/service-kit';
+import { createBatcher, type Broker, type Logger } from '@switchboard/service-kit';
 import { noteAccountChange, type NoticeDeps } from '../../domain/receiving/account-notices';
 import { receiveMessages, type ReceivingDeps } from '../../domain/receiving/receive-messages';
-import { recordStatuses, type StatusDeps } from '../../domain/receiving/record-statuses';
+import { recordStatusBatch } from '../../domain/receiving/record-status-batch';
+import type { StatusDeps } from '../../domain/receiving/record-statuses';
 import {
   noteTemplateChange,
   type TemplateNoticeDeps,
@@ -18,16 +19,27 @@ export type ProviderEventDeps = ReceivingDeps &
   NoticeDeps &
   TemplateNoticeDeps & { logger: Logger };
 
+/** How long a status waits for others to be recorded with it when the consumer is idle. */
+const STATUS_GATHER_MS = 5;
+
 /**
  * `messaging.provider-events` (ARCHITECTURE §6): what inbound accepted from the provider. Every
  * handler is idempotent, so a redelivered message changes nothing; a failure (contacts down, a
  * status ahead of its send) goes to the retry queue, and after its attempts to `*.dead`.
+ * Statuses, most of the traffic (three per send), are recorded in batches of up to `prefetch`,
+ * one batch at a time so that a message's statuses keep their order; each message is still acked,
+ * retried or parked on its own outcome.
  */
 export async function consumeProviderEvents(
   broker: Broker,
   deps: ProviderEventDeps,
   prefetch: number,
 ): Promise<void> {
+  const statuses = createBatcher<ProviderEventMessage, undefined>({
+    maxItems: prefetch,
+    maxWaitMs: STATUS_GATHER_MS,
+    run: (events) => recordStatusBatch(deps, events),
+  });
   await broker.consume<ProviderEventMessage>(
     QUEUES.messagingProviderEvents,
     async (event, context) => {
@@ -35,7 +47,7 @@ export async function consumeProviderEvents(
         case ROUTING_KEYS.provider.message:
           return receiveMessages(deps, event);
         case ROUTING_KEYS.provider.status:
-          return recordStatuses(deps, event);
+          return statuses.add(event);
         case ROUTING_KEYS.provider.accountUpdate:
         case ROUTING_KEYS.provider.phoneNumberNameUpdate:
           return noteAccountChange(deps, event);

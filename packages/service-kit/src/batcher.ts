@@ -1,0 +1,84 @@
+/**
+ * Gathers single items (a webhook, a broker message) into batches handled by one call, and gives
+ * each caller the outcome of its own item. A batch starts when `maxItems` are waiting, or
+ * `maxWaitMs` after the first one arrived; while a batch runs the next one gathers, so under load
+ * batches grow by themselves and when idle an item waits at most `maxWaitMs`. Batches run one at a
+ * time (`concurrency` 1, the default) unless told otherwise, so that items of one batch are
+ * handled before those of the next (a message's statuses stay in arrival order).
+ */
+export interface BatcherOptions<I, R> {
+  maxItems: number;
+  maxWaitMs: number;
+  concurrency?: number;
+  /**
+   * Handles a batch: answers one outcome per item, in order — a result, or an Error for an item
+   * that failed alone. Throwing fails every item of the batch.
+   */
+  run(items: I[]): Promise<(R | Error)[]>;
+}
+
+interface Waiting<I, R> {
+  item: I;
+  resolve(result: R): void;
+  reject(error: unknown): void;
+}
+
+export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
+  const concurrency = options.concurrency ?? 1;
+  let waiting: Waiting<I, R>[] = [];
+  let running = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  function startDue(): void {
+    while (running < concurrency && waiting.length > 0) {
+      clearTimeout(timer);
+      timer = undefined;
+      const batch = waiting.splice(0, options.maxItems);
+      running += 1;
+      void runBatch(batch).finally(() => {
+        running -= 1;
+        // What gathered meanwhile goes at once: it has waited for a batch already.
+        startDue();
+      });
+    }
+  }
+
+  async function runBatch(batch: Waiting<I, R>[]): Promise<void> {
+    try {
+      const outcomes = await options.run(batch.map((entry) => entry.item));
+      batch.forEach((entry, index) => {
+        const outcome = outcomes[index];
+        if (outcome instanceof Error) entry.reject(outcome);
+        else entry.resolve(outcome as R);
+      });
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  }
+
+  return {
+    /** Resolves with this item's outcome once the batch holding it has run. */
+    add(item: I): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
+        waiting.push({ item, resolve, reject });
+        if (running >= concurrency) return; // the running batch's end starts the next
+        if (waiting.length >= options.maxItems) startDue();
+        else timer ??= setTimeout(startDue, options.maxWaitMs);
+      });
+    },
+    /** Items waiting for a batch to start. */
+    get waiting(): number {
+      return waiting.length;
+    },
+    /** Fails what is still waiting (at shutdown: a broker message goes back, a request errs). */
+    abandon(error: Error): void {
+      clearTimeout(timer);
+      timer = undefined;
+      const left = waiting;
+      waiting = [];
+      for (const entry of left) entry.reject(error);
+    },
+  };
+}
+
+export type Batcher<I, R> = ReturnType<typeof createBatcher<I, R>>;

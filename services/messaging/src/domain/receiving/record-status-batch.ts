@@ -1,0 +1,193 @@
+import type { ProviderEventMessage } from '@switchboard/contracts';
+import type { HistoryEntry, StatusChange, StoredMessage } from '../../data-access/message-store';
+import { hasRealWamid } from '../../data-access/message-store';
+import { messageIdOfCallbackData } from '../message-events';
+import { providerTime } from './receive-messages';
+import {
+  MOVES_FROM,
+  describeStatusError,
+  isDeliveryStatus,
+  recordStatuses,
+  statusEvents,
+  type StatusDeps,
+} from './record-statuses';
+
+type Loose = Record<string, unknown>;
+
+/** One provider status of a batch, with the message its callback data names. */
+interface Item {
+  event: number;
+  id: number;
+  wamid: string;
+  status: keyof typeof MOVES_FROM;
+  at: Date;
+  error: string | null;
+}
+
+/**
+ * The statuses of one provider event, when every one of them names its message in
+ * `biz_opaque_callback_data` (as every send of ours does); undefined when one does not.
+ */
+function itemsOf(event: ProviderEventMessage, index: number, now: Date): Item[] | undefined {
+  const statuses = Array.isArray(event.value.statuses) ? (event.value.statuses as Loose[]) : [];
+  const items: Item[] = [];
+  for (const status of statuses) {
+    const wamid = typeof status.id === 'string' ? status.id : undefined;
+    const name = typeof status.status === 'string' ? status.status : undefined;
+    if (!wamid || !name || !isDeliveryStatus(name)) continue; // as recordStatuses skips them
+    const id = messageIdOfCallbackData(status.biz_opaque_callback_data);
+    if (id === undefined) return undefined;
+    const error = name === 'failed' ? describeStatusError(status.errors) : null;
+    items.push({
+      event: index,
+      id,
+      wamid,
+      status: name,
+      at: providerTime(status.timestamp, now),
+      error,
+    });
+  }
+  return items;
+}
+
+/** A message the fast path may move: ours, outbound, accepted under this very wamid. */
+const settledFor = (message: StoredMessage | undefined, item: Item, company_id: number) =>
+  message !== undefined &&
+  message.company_id === company_id &&
+  message.direction === 'outbound' &&
+  message.status !== 'pending' &&
+  hasRealWamid(message) &&
+  message.wamid === item.wamid;
+
+/**
+ * The statuses of one message, in arrival order, as one change decided from the message as read:
+ * each status recorded once, a move only forward (the rules of recordStatuses).
+ */
+function changeOf(deps: StatusDeps, message: StoredMessage, items: Item[], now: Date) {
+  const seen = new Set(message.statuses_seen);
+  let status = message.status;
+  const history: HistoryEntry[] = [];
+  const statuses: string[] = [];
+  const change: StatusChange = {
+    id: message.id,
+    from: { status: message.status, seen: message.statuses_seen.length },
+    to: null,
+    history,
+    statuses,
+    events: [],
+  };
+  for (const item of items) {
+    if (seen.has(item.status)) continue; // a repeat: recorded already
+    seen.add(item.status);
+    statuses.push(item.status);
+    const moves = MOVES_FROM[item.status].includes(status);
+    history.push({ status: item.status, at: item.at, applied: moves });
+    if (!moves) continue;
+    status = item.status;
+    change.to = {
+      status,
+      times: { ...change.to?.times, [item.status]: item.at },
+      ...(item.status === 'failed' ? { error: item.error } : {}),
+    };
+    change.events.push(
+      ...statusEvents(deps.eventIds, message, item.wamid, item.status, item.error, now),
+    );
+  }
+  return history.length > 0 ? change : undefined;
+}
+
+/**
+ * Statuses of many provider events at once (what recordStatuses does for one, with the same
+ * guarantees): the messages they name are read side by side, each message's statuses become one
+ * write guarded by the state it was decided from, all in one bulk write, and their events are
+ * relayed in one batch. What the fast path cannot take — a status without our callback data, a
+ * message not found, still pending, of another organization or under another wamid — goes through
+ * recordStatuses one event at a time, as does the whole batch when a guard found its message
+ * changed meanwhile (recordStatuses reads again and records only what is not recorded yet).
+ * Answers one outcome per event: undefined, or the error that sends it back to the broker.
+ */
+export async function recordStatusBatch(
+  deps: StatusDeps,
+  events: ProviderEventMessage[],
+  now = new Date(),
+): Promise<(undefined | Error)[]> {
+  const slow = new Set<number>();
+  const items: Item[] = [];
+  events.forEach((event, index) => {
+    const found = itemsOf(event, index, now);
+    if (found) items.push(...found);
+    else slow.add(index);
+  });
+  // A `sent` that is its message's only status here needs no read (see recordSentStatuses).
+  const perMessage = new Map<number, number>();
+  for (const item of items) perMessage.set(item.id, (perMessage.get(item.id) ?? 0) + 1);
+  const unread = items.filter(
+    (item) => item.status === 'sent' && perMessage.get(item.id) === 1 && !slow.has(item.event),
+  );
+  const read = items.filter((item) => !unread.includes(item));
+  const messages = await deps.messages.findManyById(read.map((item) => item.id));
+
+  // A message any of whose statuses takes the slow path takes it for all of them (so that they
+  // stay in order), and so does every event holding one of them.
+  const slowMessages = new Set<number>();
+  for (const item of read) {
+    if (!settledFor(messages.get(item.id), item, events[item.event]!.company_id)) {
+      slowMessages.add(item.id);
+    }
+  }
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const item of items) {
+      if (slow.has(item.event) && !slowMessages.has(item.id)) {
+        slowMessages.add(item.id);
+        grew = true;
+      }
+      if (slowMessages.has(item.id) && !slow.has(item.event)) {
+        slow.add(item.event);
+        grew = true;
+      }
+    }
+  }
+  const fast = read.filter((item) => !slow.has(item.event));
+  const sentOnly = unread.filter((item) => !slow.has(item.event));
+
+  const byMessage = new Map<number, Item[]>();
+  for (const item of fast) byMessage.set(item.id, [...(byMessage.get(item.id) ?? []), item]);
+  const changes = [...byMessage].flatMap(([id, own]) => {
+    const change = changeOf(deps, messages.get(id)!, own, now);
+    return change ? [change] : [];
+  });
+  const matched = await deps.messages.applyStatusChanges(changes, now);
+  deps.relay.relayWrittenSoon(
+    deps.messages.outbox,
+    changes
+      .filter((change) => change.events.length > 0 && matched === changes.length)
+      .map((change) => ({ id: String(change.id), events: change.events })),
+  );
+  if (matched < changes.length) {
+    // Some message changed since it was read: every event of the fast path again, one by one.
+    for (const item of fast) slow.add(item.event);
+  }
+  const sentRecorded = await deps.messages.recordSentStatuses(
+    sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id })),
+    now,
+  );
+  if (sentRecorded < sentOnly.length) {
+    // A repeat, or a message not (yet) accepted under that wamid: each again, one by one.
+    for (const item of sentOnly) slow.add(item.event);
+  }
+
+  deps.logger.debug(
+    { events: events.length, changes: changes.length, sent: sentOnly.length, slow: slow.size },
+    'statuses recorded in a batch',
+  );
+  const outcomes: (undefined | Error)[] = events.map(() => undefined);
+  for (const index of [...slow].sort((a, b) => a - b)) {
+    try {
+      await recordStatuses(deps, events[index]!, now);
+    } catch (error) {
+      outcomes[index] = error instanceof Error ? error : new Error(String(error));
+    }
+  }
+  return outcomes;
+}
