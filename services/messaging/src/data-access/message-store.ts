@@ -209,21 +209,21 @@ export function createMessageStore(db: Connection) {
     },
 
     /**
-     * The provider accepted the message: it is sent, with its wamid and events. Written by `_id`
-     * alone (the local database reads the whole collection for any other filter): the caller
-     * holds the send's lease and has checked the message is still pending.
+     * The provider accepted the message: it is sent, with its wamid and events, in one write by
+     * `_id` and `status` (equality on indexed fields, an index lookup on PostgreSQL) that applies
+     * only while it is pending. False when it was no longer pending (finished elsewhere).
      */
     async markAccepted(
       message: Pick<StoredMessage, 'id' | 'company_id'>,
       wamid: string,
       now: Date,
       events: BrokerEvent[],
-    ): Promise<void> {
+    ): Promise<boolean> {
       // The key first: a status webhook can then always find the message by its key alone.
       await this.rememberWamid({ wamid, id: message.id, company_id: message.company_id });
       const outbox = addToOutbox(events);
-      await Messages.updateOne(
-        { _id: String(message.id) },
+      const { matchedCount } = await Messages.updateOne(
+        { _id: String(message.id), status: 'pending' },
         {
           $set: {
             wamid,
@@ -237,13 +237,19 @@ export function createMessageStore(db: Connection) {
           $addToSet: outbox.addToSet,
         },
       );
+      return matchedCount === 1;
     },
 
     /** The provider refused the message: it failed with the provider's error text (as markAccepted). */
-    async markRefused(id: number, error: string, now: Date, events: BrokerEvent[]): Promise<void> {
+    async markRefused(
+      id: number,
+      error: string,
+      now: Date,
+      events: BrokerEvent[],
+    ): Promise<boolean> {
       const outbox = addToOutbox(events);
-      await Messages.updateOne(
-        { _id: String(id) },
+      const { matchedCount } = await Messages.updateOne(
+        { _id: String(id), status: 'pending' },
         {
           $set: {
             status: 'failed',
@@ -257,6 +263,7 @@ export function createMessageStore(db: Connection) {
           $addToSet: outbox.addToSet,
         },
       );
+      return matchedCount === 1;
     },
 
     /**

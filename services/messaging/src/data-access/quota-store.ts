@@ -166,6 +166,15 @@ export function createQuotaStore(db: Connection) {
       );
     },
 
+    /** Several settled holds of one month's record lose their names in one write. */
+    async settleHolds(company_id: number, month: string, names: string[]): Promise<void> {
+      if (names.length === 0) return;
+      await Quotas.updateOne(
+        { _id: quotaId(company_id, month) },
+        { $unset: Object.fromEntries(names.map((name) => [`holds.${name}`, ''])) },
+      );
+    },
+
     /** Gives a hold's place back, once; false when it is not held (settled or given back). */
     async giveBackHold(company_id: number, month: string, name: string): Promise<boolean> {
       const held = `holds.${name}`;

@@ -13,6 +13,7 @@ import {
   type StoredMessage,
 } from '../../data-access/message-store';
 import { messageHold, type QuotaStore } from '../../data-access/quota-store';
+import type { HoldSettler } from './hold-settler';
 import type { TemplateStore } from '../../data-access/template-store';
 import type { CloudApi, MediaUpload } from '../../outbound/cloud-api';
 import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
@@ -40,6 +41,8 @@ export interface SendingDeps {
   messages: MessageStore;
   conversations: ConversationStore;
   quotas: QuotaStore;
+  /** Drops the names of holds whose messages are stored, several per write. */
+  holdSettler: Pick<HoldSettler, 'settle'>;
   idempotency: IdempotencyStore;
   templates: Pick<TemplateStore, 'find'>;
   channels: ChannelDirectory;
@@ -236,16 +239,22 @@ export function createSender(deps: SendingDeps) {
       throw new SendDeferred(failure.message);
     }
     const finalized = await deps.lock(message._id, async () => {
-      // Written by `_id` alone: only if this attempt still finds the message pending.
-      const current = await deps.messages.findById(message.id);
-      if (current && current.status !== 'pending') return answerOf(current);
+      // Each write applies only while the message is still pending (one conditional write, no
+      // read first); when it is not, something else finished it and its state is the answer.
+      const finishedElsewhere = async () => {
+        const current = await deps.messages.findById(message.id);
+        return current ? answerOf(current) : undefined;
+      };
       const now = new Date();
       if (result.ok) {
         const events = [
           messageSent(deps.eventIds, message, result.wamid, now),
           messageStatusUpdated(deps.eventIds, message, result.wamid, 'sent', null, now),
         ];
-        await deps.messages.markAccepted(message, result.wamid, now, events);
+        if (!(await deps.messages.markAccepted(message, result.wamid, now, events))) {
+          const elsewhere = await finishedElsewhere();
+          if (elsewhere) return elsewhere;
+        }
         return sentAnswer(message.id, result.wamid);
       }
       const error = failure!.message;
@@ -254,7 +263,10 @@ export function createSender(deps: SendingDeps) {
         // Never accepted, so there is no provider id: the event carries an empty message_wamid.
         messageStatusUpdated(deps.eventIds, message, '', 'failed', error, now),
       ];
-      await deps.messages.markRefused(message.id, error, now, events);
+      if (!(await deps.messages.markRefused(message.id, error, now, events))) {
+        const elsewhere = await finishedElsewhere();
+        if (elsewhere) return elsewhere;
+      }
       if (message.quota_month) {
         await deps.quotas.release(message.company_id, message.quota_month);
       }
@@ -263,7 +275,7 @@ export function createSender(deps: SendingDeps) {
     });
     if (finalized.replayed) return finalized;
     deps.relay.relaySoon(deps.messages.outbox, message._id);
-    await deps.conversations.record(message, contactName, new Date());
+    await deps.conversations.recordSent(message, contactName, new Date());
     return finalized;
   }
 
@@ -367,14 +379,9 @@ export function createSender(deps: SendingDeps) {
       pending_ids: [],
     };
     await deps.messages.insert(message, []);
-    // Beside the provider call: the stored message holds the place now, the name can go.
-    const settled = hold
-      ? deps.quotas.settleHold(company_id, month, hold).catch((error: unknown) => {
-          log.warn({ err: error, message_id: id }, 'quota hold left for the recovery job');
-        })
-      : undefined;
+    // The stored message holds the place now: the name can go, with other sends' names.
+    if (hold) deps.holdSettler.settle(company_id, month, hold);
     const answer = await deliverStored(message, request, contact.name, refusal);
-    await settled;
     if (idempotencyKeyId) await deps.idempotency.complete(idempotencyKeyId, answer);
     return answer;
   }
