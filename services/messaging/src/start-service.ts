@@ -249,6 +249,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           await relay.stop();
           await holdSettler.drain();
           await conversations.drain();
+          await messages.drain();
           cloudApi.shutdown();
           contacts.shutdown();
         },

@@ -251,7 +251,7 @@ export function createSender(deps: SendingDeps) {
           messageSent(deps.eventIds, message, result.wamid, now),
           messageStatusUpdated(deps.eventIds, message, result.wamid, 'sent', null, now),
         ];
-        if (!(await deps.messages.markAccepted(message, result.wamid, now, events))) {
+        if (!(await deps.messages.accepted(message, result.wamid, now, events))) {
           const elsewhere = await finishedElsewhere();
           if (elsewhere) return elsewhere;
         }
@@ -378,7 +378,7 @@ export function createSender(deps: SendingDeps) {
       pending_events: {},
       pending_ids: [],
     };
-    await deps.messages.insert(message, []);
+    await deps.messages.insertPending(message);
     // The stored message holds the place now: the name can go, with other sends' names.
     if (hold) deps.holdSettler.settle(company_id, month, hold);
     const answer = await deliverStored(message, request, contact.name, refusal);
