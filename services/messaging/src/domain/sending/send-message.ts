@@ -198,14 +198,9 @@ export function createSender(deps: SendingDeps) {
     const { company_id, plan, plan_started_at } = request.organization;
     const limit = limitFor(plan, 'messagesPerMonth', plan_started_at, now);
     const hold = messageHold(id);
-    const month = await deps.quotas.hold(
-      company_id,
-      monthKey(now),
-      limit,
-      hold,
-      now,
-      request.producerHold,
-    );
+    const month = request.producerHold
+      ? await deps.quotas.hold(company_id, monthKey(now), limit, hold, now, request.producerHold)
+      : await deps.quotas.holdWithOthers(company_id, monthKey(now), limit, hold, now);
     if (!month) {
       throw new AppError(
         'quota_exceeded',
