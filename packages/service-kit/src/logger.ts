@@ -43,10 +43,17 @@ export const REDACTED_PATHS = [
   'headers["x-internal-secret"]',
 ];
 
+/**
+ * Standard output, written asynchronously: lines written while a write is in flight go out
+ * together in the next one, rather than one blocking write per line on the request path. What is
+ * still buffered is written synchronously when the process exits (pino flushes on `exit`).
+ */
+const asyncStdout = () => pino.destination({ dest: 1, sync: false });
+
 export function createLogger(
   service: string,
   level: string,
-  destination?: pino.DestinationStream,
+  destination: pino.DestinationStream = asyncStdout(),
 ): Logger {
   return pino(
     {

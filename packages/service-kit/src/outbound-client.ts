@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
@@ -42,6 +44,17 @@ export interface OutboundClient {
   readonly name: string;
   /** Resolves with the response whatever its status; rejects only with an OutboundError. */
   request<T = unknown>(config: AxiosRequestConfig): Promise<AxiosResponse<T>>;
+  /**
+   * POSTs `body` as JSON to `path` under the base URL, over node:http(s) on a keep-alive agent
+   * rather than axios (a hot path's call: axios' config merging, adapters and response wrapping
+   * cost more than the exchange). Same timeout, breaker, metrics and tracing as `request`;
+   * resolves with the status and the parsed JSON answer (its text when not JSON).
+   */
+  postJson<T = unknown>(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; data: T }>;
   isCircuitOpen(): boolean;
   shutdown(): void;
 }
@@ -66,23 +79,105 @@ export function createOutboundClient(options: OutboundClientOptions): OutboundCl
     metricsLabel: options.metricsLabel,
   });
 
+  const base = options.baseURL ? new URL(options.baseURL) : undefined;
+  const secure = base?.protocol === 'https:';
+  const agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+
+  function guarded<R extends { status: number }>(call: () => Promise<R>): Promise<R> {
+    const run = () =>
+      guard.run(
+        async () => {
+          const response = await call();
+          if (countsAsFailure(response.status)) {
+            throw new CountedAnswer(response.status, response);
+          }
+          return response;
+        },
+        (response) => response.status,
+      );
+    return options.outsideRemote ? withheldTraceContext(run) : run();
+  }
+
   return {
     name: options.name,
     request<T>(config: AxiosRequestConfig): Promise<AxiosResponse<T>> {
-      const run = () =>
-        guard.run(
-          async () => {
-            const response = await instance.request<T>(config);
-            if (countsAsFailure(response.status)) {
-              throw new CountedAnswer(response.status, response);
-            }
-            return response;
-          },
-          (response) => response.status,
-        );
-      return options.outsideRemote ? withheldTraceContext(run) : run();
+      return guarded(() => instance.request<T>(config));
+    },
+    postJson<T>(path: string, body: unknown, headers: Record<string, string> = {}) {
+      if (!base) throw new Error(`${options.name}: postJson needs a baseURL`);
+      const payload = Buffer.from(JSON.stringify(body));
+      return guarded(() =>
+        exchangeJson<T>(
+          secure ? https : http,
+          agent,
+          new URL(`${base.pathname.replace(/\/+$/, '')}${path}`, base),
+          payload,
+          headers,
+          options.timeoutMs,
+        ),
+      );
     },
     isCircuitOpen: () => guard.isCircuitOpen(),
-    shutdown: () => guard.shutdown(),
+    shutdown: () => {
+      guard.shutdown();
+      agent.destroy();
+    },
   };
+}
+
+/**
+ * One POST: no redirects followed (a 3xx is an answer like any other), the whole exchange bounded
+ * by `timeoutMs` (ETIMEDOUT, which the guard counts as a timeout).
+ */
+function exchangeJson<T>(
+  transport: typeof http | typeof https,
+  agent: http.Agent,
+  url: URL,
+  payload: Buffer,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ status: number; data: T }> {
+  return new Promise((resolve, reject) => {
+    const request = transport.request(url, {
+      method: 'POST',
+      agent,
+      headers: {
+        accept: 'application/json',
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': payload.length,
+      },
+    });
+    const timer = setTimeout(() => {
+      request.destroy(
+        Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: 'ETIMEDOUT' }),
+      );
+    }, timeoutMs);
+    request.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    request.once('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      response.once('end', () => {
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        let data: unknown = text;
+        if (String(response.headers['content-type']).includes('json') && text !== '') {
+          try {
+            data = JSON.parse(text);
+          } catch {
+            data = text;
+          }
+        }
+        resolve({ status: response.statusCode ?? 0, data: data as T });
+      });
+    });
+    request.end(payload);
+  });
 }

@@ -5,7 +5,7 @@ import { Broker, assertTopology } from './broker';
 import type { BaseConfig } from './config';
 import { createHttpApp } from './http/create-http-app';
 import { requireInternalSecret } from './http/internal-auth';
-import { startHttpServer } from './http/start-http-server';
+import { startHttpServer, type PreRoute } from './http/start-http-server';
 import { createLogger, type Logger } from './logger';
 import { createServiceMetrics, runWithServiceMetrics, type ServiceMetrics } from './metrics';
 import { connectMongo, isMongoReady } from './mongo';
@@ -28,6 +28,8 @@ export interface ServiceParts {
   rawRoutes?: (app: Express) => void;
   /** Routes after body parsing; behind the internal secret unless the service is public-facing. */
   routes?: (router: Router) => void;
+  /** A public hot path answered before express (the gateway's proxied operations). */
+  preRoute?: PreRoute;
   startConsumers?: () => Promise<void>;
   /** Runs after HTTP and consumers have drained, before the broker and database close. */
   onStop?: () => Promise<void>;
@@ -112,7 +114,7 @@ async function startRuntime<C extends ServiceConfig>(
         expressApp.use(router);
       },
     });
-    const http = await startHttpServer(app, config.PORT, config.HOST);
+    const http = await startHttpServer(app, config.PORT, config.HOST, parts.preRoute);
     await parts.startConsumers?.();
     logger.info({ port: http.port }, `${service} listening`);
 

@@ -10,6 +10,7 @@ import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { createFastApiPath } from './entry-points/http/fast-api-path';
 import { createRateLimits } from './entry-points/http/rate-limits';
 import { methodGuard } from './entry-points/http/method-guard';
 import { internalRoutes } from './entry-points/http/internal-routes';
@@ -65,6 +66,15 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             );
       if (metricsListener) logger.info({ port: metricsListener.port }, 'metrics listening');
       return {
+        // Proxied operations skip express' middleware chain (see createFastApiPath).
+        preRoute: createFastApiPath({
+          authenticator,
+          proxy,
+          limits,
+          logger,
+          metrics,
+          trustedHops: config.TRUST_PROXY_HOPS,
+        }),
         // The provider signs the raw bytes; they must reach inbound untouched and unauthenticated.
         rawRoutes: (app) => {
           if (config.TRUST_PROXY_HOPS > 0) app.set('trust proxy', config.TRUST_PROXY_HOPS);

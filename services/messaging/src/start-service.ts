@@ -2,6 +2,7 @@ import { CONSUMER_RETRY_DELAY_MS, EXCHANGES } from '@switchboard/contracts';
 import { createEventRelay } from '@switchboard/service-kit';
 import {
   apiPathsOwnedBy,
+  createIdBlocks,
   nextId,
   notImplementedRoutes,
   reportReseal,
@@ -25,6 +26,7 @@ import { createKeyedLock } from './domain/keyed-lock';
 import { eventIdsIn } from './domain/message-events';
 import { createAccountStatusReader } from './domain/reading/account-status';
 import { createPacing } from './domain/sending/deliver-to-provider';
+import { createHoldSettler } from './domain/sending/hold-settler';
 import { createSender } from './domain/sending/send-message';
 import { syncTemplates, type TemplateDeps } from './domain/templates/manage-templates';
 import { consumeProviderEvents } from './entry-points/broker/provider-events-consumer';
@@ -41,6 +43,9 @@ import { simulatorRegistrar } from './outbound/simulator-control';
 
 /** What messaging's keys are narrowed to (changing it makes stored credentials unreadable). */
 const CHANNEL_SECRET_PURPOSE = { salt: 'switchboard-messaging', info: 'channel-credentials' };
+
+/** Up to 64 message ids per counter write; a block unused for a second is dropped. */
+const MESSAGE_ID_BLOCKS = { maxBlock: 64, maxAgeMs: 1000 };
 
 /** Operations of spec §4.3 owned by messaging and served here. */
 const SERVED = new Set(
@@ -114,7 +119,9 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
         graceMs: config.EVENT_RELAY_GRACE_MS,
       });
-      const nextMessageId = () => nextId(db, 'messages');
+      // Message ids come from blocks this process reserves, not one counter write per message;
+      // with several replicas they follow creation order to within a block's age.
+      const nextMessageId = createIdBlocks(db, 'messages', MESSAGE_ID_BLOCKS);
       // Event ids derived from the messaging database's name: unique per deployment.
       const eventIds = eventIdsIn(db.name);
       const lock = createKeyedLock();
@@ -137,11 +144,13 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         logger,
         reseal: () => channels.reseal(),
       });
+      const holdSettler = createHoldSettler(quotas, logger);
       const sender = createSender({
         nextMessageId,
         messages,
         conversations,
         quotas,
+        holdSettler,
         idempotency,
         templates,
         channels: directory,
@@ -238,6 +247,9 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           await templateSync?.stop();
           await sendRecovery?.stop();
           await relay.stop();
+          await holdSettler.drain();
+          await conversations.drain();
+          await messages.drain();
           cloudApi.shutdown();
           contacts.shutdown();
         },

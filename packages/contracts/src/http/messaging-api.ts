@@ -266,6 +266,12 @@ const MESSAGE_OPERATION = { auth: 'token', tags: ['messages'] } as const;
 const IDEMPOTENCY_NOTE =
   ' An `Idempotency-Key` header makes a retried call return the first answer without sending ' +
   'again (409 while the first call is still running, 409 if the key was used for another request).';
+const ANSWER_NOTE =
+  ' The answer comes once the provider has answered the send, not on acceptance into a queue: ' +
+  '200 means the provider accepted the message (its status is `sent` and `message_wamid` is the ' +
+  'provider’s id); a refusal answers 422 or 502 with the `message_id` of the failed message, a ' +
+  'provider still throttling after the retries 429, an unreachable provider 503. Delivery and ' +
+  'read come later, as `message_status_updated` events.';
 const QUOTA_NOTE =
   ' Each message counts against the plan’s messages per month (spec §8; 429 and nothing sent ' +
   'when exceeded); a number with no contact becomes a contact (the contact quota applies). ' +
@@ -282,6 +288,7 @@ export const MESSAGING_OPERATIONS = [
       'With `buttons`: an interactive message (`header` text or `image` as its header, `footer`). ' +
       'Without buttons and with `image`: an image with `message` as caption. Otherwise a text ' +
       '(header and footer do not apply).' +
+      ANSWER_NOTE +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMessageRequestSchema },
@@ -296,6 +303,7 @@ export const MESSAGING_OPERATIONS = [
     description:
       'Sent by name, language and components as given; the provider checks that the template ' +
       'exists and is approved.' +
+      ANSWER_NOTE +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendTemplateRequestSchema },
@@ -311,6 +319,7 @@ export const MESSAGING_OPERATIONS = [
       'By `url` (JSON or form), or as `multipart/form-data` with the file in field `file` ' +
       '(uploaded to the provider first; the token then goes in the query or as a bearer). ' +
       'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, documents ≤ 16 MB here.' +
+      ANSWER_NOTE +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMediaRequestSchema },

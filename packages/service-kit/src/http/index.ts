@@ -1,5 +1,7 @@
 export * from './create-http-app';
 export { requestId, requestLogger } from './request-context';
+export { checkInput } from './input-guards';
+export { redactPath } from '../span-redaction';
 export * from './error-middleware';
 export * from './health-routes';
 export * from './internal-auth';

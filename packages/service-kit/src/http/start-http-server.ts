@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 
@@ -9,15 +9,30 @@ export interface RunningHttpServer {
   close(timeoutMs: number): Promise<void>;
 }
 
+/**
+ * Answers a request before express sees it, or returns false to leave it to express: a hot
+ * path's requests skip express' middleware chain.
+ */
+export type PreRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 export async function startHttpServer(
   app: Express,
   port: number,
   host: string,
+  preRoute?: PreRoute,
 ): Promise<RunningHttpServer> {
+  const handler = preRoute
+    ? (req: IncomingMessage, res: ServerResponse) => {
+        if (!preRoute(req, res)) app(req, res);
+      }
+    : app;
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(port, host, (error?: Error) =>
-      error ? reject(error) : resolve(listening),
-    );
+    const listening = createServer(handler);
+    listening.once('error', reject);
+    listening.listen(port, host, () => {
+      listening.off('error', reject);
+      resolve(listening);
+    });
   });
   // Behind a proxy or load balancer, idle sockets must outlive the proxy's own idle timeout.
   server.keepAliveTimeout = 65_000;

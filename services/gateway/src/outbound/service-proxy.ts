@@ -1,4 +1,9 @@
-import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import http, {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import {
@@ -32,6 +37,28 @@ const FORWARDED_HEADERS = [
   'x-hub-signature-256',
 ];
 const RETURNED_HEADERS = ['content-type', 'retry-after', 'idempotent-replayed'];
+
+/** A client's request as the proxy forwards it, from express or from the gateway's fast path. */
+export interface ProxiedRequest {
+  method: string;
+  /** The request target as sent: path and query. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed body (JSON or form), re-sent without the token; undefined: `stream` goes as is. */
+  body: unknown;
+  stream: IncomingMessage;
+  requestId: string;
+}
+
+/** The express request's description for `forwardRequest`. */
+export const proxiedRequestOf = (req: Request, res: Response): ProxiedRequest => ({
+  method: req.method,
+  url: req.originalUrl,
+  headers: req.headers,
+  body: req.body,
+  stream: req,
+  requestId: requestId(res),
+});
 
 export interface ServiceProxyOptions {
   urls: Record<OwnerService, string>;
@@ -91,24 +118,34 @@ export function createServiceProxy(options: ServiceProxyOptions) {
     }
   }
 
-  return {
+  const proxy = {
     /**
      * `path` is the owner's path of a public operation; the internal secret goes only there,
      * so that no client-chosen path can reach an owner's `/internal/*` or `/metrics`.
      */
-    async forward(
+    forward(
       service: OwnerService,
       req: Request,
       res: Response,
       path: string,
       organization?: Organization,
     ): Promise<void> {
+      return proxy.forwardRequest(service, proxiedRequestOf(req, res), res, path, organization);
+    },
+
+    async forwardRequest(
+      service: OwnerService,
+      req: ProxiedRequest,
+      res: ServerResponse,
+      path: string,
+      organization?: Organization,
+    ): Promise<void> {
       if (!isForwardablePath(path)) throw new AppError('not_found', 'No such path');
-      const search = searchWithoutToken(req.originalUrl);
+      const search = searchWithoutToken(req.url);
 
       const headers: OutgoingHttpHeaders = {
         [INTERNAL_SECRET_HEADER]: options.internalSecret,
-        [REQUEST_ID_HEADER]: requestId(res),
+        [REQUEST_ID_HEADER]: req.requestId,
       };
       for (const name of FORWARDED_HEADERS) {
         const value = req.headers[name];
@@ -126,8 +163,8 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         body = Buffer.from(JSON.stringify(rest));
         headers['content-type'] = 'application/json';
         headers['content-length'] = body.length;
-      } else if (hasBody(req)) {
-        body = req;
+      } else if (hasBody(req.headers)) {
+        body = req.stream;
       } else {
         delete headers['content-length'];
       }
@@ -136,7 +173,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         service,
         send(service, req.method, path + search, headers, body),
       );
-      res.status(answer.statusCode ?? 502);
+      res.statusCode = answer.statusCode ?? 502;
       for (const name of RETURNED_HEADERS) {
         const value = answer.headers[name];
         if (typeof value === 'string') res.setHeader(name, value);
@@ -186,6 +223,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       }
     },
   };
+  return proxy;
 }
 export type ServiceProxy = ReturnType<typeof createServiceProxy>;
 
@@ -193,10 +231,8 @@ function isParsedBody(body: unknown): body is Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
 }
 
-function hasBody(req: Request): boolean {
-  return (
-    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
-  );
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length']) > 0;
 }
 
 /**
@@ -204,7 +240,7 @@ function hasBody(req: Request): boolean {
  * side is gone (then both are closed). Not stream/promises' pipeline: its abort controller costs
  * a DOMException per request, 4 % of the gateway's CPU.
  */
-function relay(answer: IncomingMessage, res: Response): Promise<void> {
+function relay(answer: IncomingMessage, res: ServerResponse): Promise<void> {
   return new Promise((resolve, reject) => {
     const fail = (error: Error) => {
       answer.destroy();

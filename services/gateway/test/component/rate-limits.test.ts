@@ -28,6 +28,8 @@ beforeAll(async () => {
       API_RATE_SCALE: '1',
       ADMIN_RATE_PER_SECOND: '1',
       FAILED_AUTH_PER_MINUTE: '6',
+      // One proxy in front: the client is the last address it adds to X-Forwarded-For.
+      TRUST_PROXY_HOPS: '1',
     },
   });
   // Made before the admin API's bucket is emptied by a test below.
@@ -164,6 +166,27 @@ describe('gateway rate limits (issue 15 points 6 and 7)', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  test('when one forwarded client keeps sending with a wrong token, then that client is locked out of every route and another client behind the same proxy is not', async () => {
+    const send = (client: string, token: string) =>
+      fetch(`${stack.gateway.url}/api/svc/sendMessageToPhoneNumber`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-for': `198.51.100.9, ${client}`,
+        },
+        body: JSON.stringify({ token, phone: '393331234567', message: 'hi' }),
+      });
+    const { allowed, refused } = await untilRefused(() => send('203.0.113.7', 'not-a-token'), 20);
+    expect(allowed.map((response) => response.status)).toEqual(Array(6).fill(401));
+    await expectRateLimited(refused, 'failed token attempts');
+    const meFrom = (client: string) =>
+      fetch(`${stack.gateway.url}/api/svc/me`, {
+        headers: { authorization: `Bearer ${shared.token}`, 'x-forwarded-for': client },
+      });
+    await expectRateLimited(await meFrom('203.0.113.7'), 'failed token attempts');
+    expect((await meFrom('203.0.113.8')).status).toBe(200);
   });
 
   // Last: it locks this test process's address out of token attempts.

@@ -1,5 +1,7 @@
 import { Schema, type Connection } from 'mongoose';
+import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { createIfMissing, op } from './mongo-helpers';
+import { createWriteBatcher } from './write-batcher';
 import type { StoredMessage } from './message-store';
 
 /** One contact's thread: its last message and the inbound messages not answered yet. */
@@ -37,8 +39,64 @@ export const conversationId = (company_id: number, contact_id: number) =>
 
 type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone' | 'direction'>;
 
+interface Outbound {
+  message: Subject;
+  contactName: string | undefined;
+  now: Date;
+}
+
+/**
+ * The write that makes sent messages their conversations' last message, as an upsert by `_id`
+ * (the conversation of a contact's first message is created by it). Several sends to one contact
+ * in a batch become one write, of the newest.
+ */
+function outboundUpserts(items: Outbound[]) {
+  const newest = new Map<string, Outbound>();
+  for (const item of items) {
+    const _id = conversationId(item.message.company_id, item.message.contact_id);
+    const held = newest.get(_id);
+    if (!held || held.message.id < item.message.id) newest.set(_id, item);
+  }
+  return [...newest].map(([_id, { message, contactName, now }]) => ({
+    updateOne: {
+      filter: { _id },
+      update: {
+        $max: { last_message_id: message.id, updated_at: now },
+        $set: { unread_ids: [], ...(contactName ? { contact_name: contactName } : {}) },
+        $setOnInsert: {
+          company_id: message.company_id,
+          contact_id: message.contact_id,
+          phone: message.phone,
+          ...(contactName ? {} : { contact_name: message.phone }),
+        },
+      },
+      upsert: true,
+    },
+  }));
+}
+
+/** A bulk write whose only failures are duplicate keys. */
+function allDuplicates(error: unknown): boolean {
+  const { writeErrors } = (error ?? {}) as { writeErrors?: unknown };
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  return list.length > 0 && list.every((e) => isDuplicateKeyError(e));
+}
+
 export function createConversationStore(db: Connection) {
   const Conversations = db.model<StoredConversation>('Conversation', conversationSchema);
+
+  /** Sent messages of concurrent sends, written together: one command for many conversations. */
+  const outbound = createWriteBatcher<Outbound>(async (items) => {
+    const writes = outboundUpserts(items);
+    try {
+      await Conversations.bulkWrite(writes, { ordered: false });
+    } catch (error) {
+      // Two first upserts of one conversation can race (one gets E11000): the document exists
+      // now, so the writes go once more, where they are plain updates.
+      if (!isDuplicateKeyError(error) && !allDuplicates(error)) throw error;
+      await Conversations.bulkWrite(writes, { ordered: false });
+    }
+  });
 
   return {
     init: () => Conversations.init(),
@@ -73,6 +131,17 @@ export function createConversationStore(db: Connection) {
       });
       await Conversations.updateOne({ _id }, update);
     },
+
+    /**
+     * As `record` for a message the business sent, written with other sends' in one command;
+     * settles once it is stored.
+     */
+    recordSent(message: Subject, contactName: string | undefined, now: Date): Promise<void> {
+      return outbound.add({ message, contactName, now });
+    },
+
+    /** Resolves once every sent message handed over so far is recorded. */
+    drain: () => outbound.drain(),
 
     /** The organization's conversations, most recent message first. */
     list(company_id: number, limit: number, before_id?: number): Promise<StoredConversation[]> {

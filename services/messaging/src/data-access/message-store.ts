@@ -11,6 +11,7 @@ import {
 } from '@switchboard/service-kit';
 import type { BrokerEvent, StoredMessageStatus } from '@switchboard/contracts';
 import { op } from './mongo-helpers';
+import { createWriteBatcher } from './write-batcher';
 
 export type Direction = 'inbound' | 'outbound';
 /** The statuses the provider reports and a message can reach (ARCHITECTURE §8). */
@@ -135,11 +136,78 @@ export type NewMessage = Omit<
 > &
   Partial<Pick<StoredMessage, 'history' | 'status_times'>>;
 
+interface Acceptance {
+  message: Pick<StoredMessage, 'id' | 'company_id'>;
+  wamid: string;
+  now: Date;
+  events: BrokerEvent[];
+}
+
+/** The write that records an acceptance, applied only while the message is still pending. */
+function acceptanceUpdate({ message, wamid, now, events }: Acceptance) {
+  const outbox = addToOutbox(events);
+  return {
+    filter: { _id: String(message.id), status: 'pending' as const },
+    update: {
+      $set: {
+        wamid,
+        status: 'sent' as const,
+        'status_times.sent': now,
+        lease_until: null,
+        updated_at: now,
+        ...outbox.set,
+      },
+      $push: { history: { status: 'sent', at: now, applied: true } },
+      $addToSet: outbox.addToSet,
+    },
+  };
+}
+
+/** A bulk write whose only failures are duplicate keys (a key stored before, by a status). */
+function onlyDuplicates(error: unknown): boolean {
+  const { writeErrors } = (error ?? {}) as { writeErrors?: unknown };
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  return list.length > 0 && list.every((e) => isDuplicateKeyError(e));
+}
+
 export function createMessageStore(db: Connection) {
   const Messages = db.model<StoredMessage>('Message', messageSchema);
   const WamidKeys = db.model<WamidKey>('WamidKey', wamidKeySchema);
 
   const byId = (id: number) => Messages.findById(String(id)).lean<StoredMessage>().exec();
+
+  /**
+   * Outbound messages stored pending, before their provider call: concurrent sends' inserts go
+   * in one `insertMany`. Each is a new id from this process's block, so none can collide.
+   */
+  const pendingInserts = createWriteBatcher<StoredMessage>(async (messages) => {
+    await Messages.insertMany(messages, { ordered: false, lean: true });
+  });
+
+  /**
+   * Acceptances of concurrent sends in two commands for all: their wamid keys in one
+   * `insertMany` (first, so that a status webhook always finds a sent message by its key), then
+   * the messages in one `bulkWrite`. An acceptance whose message was no longer pending matched
+   * nothing; which one is not told by the bulk result, so `accepted` reads them back then.
+   */
+  const acceptances = createWriteBatcher<Acceptance & { matched?: boolean }>(async (items) => {
+    const keys = items.map(({ message, wamid }) => ({
+      _id: wamid,
+      message_id: message.id,
+      company_id: message.company_id,
+    }));
+    try {
+      await WamidKeys.insertMany(keys, { ordered: false, lean: true });
+    } catch (error) {
+      if (!isDuplicateKeyError(error) && !onlyDuplicates(error)) throw error;
+    }
+    const result = await Messages.bulkWrite(
+      items.map((item) => ({ updateOne: acceptanceUpdate(item) })),
+      { ordered: false },
+    );
+    const allMatched = result.matchedCount === items.length;
+    for (const item of items) item.matched = allMatched ? true : undefined;
+  });
 
   return {
     init: () => Promise.all([Messages.init(), WamidKeys.init()]),
@@ -163,6 +231,39 @@ export function createMessageStore(db: Connection) {
       if (hasRealWamid(message)) await this.rememberWamid(message);
       return 'inserted';
     },
+
+    /**
+     * Stores a new outbound message, pending, with other sends' messages in one write. Its id is
+     * new (allocated for this send), so it cannot collide.
+     */
+    async insertPending(message: StoredMessage): Promise<void> {
+      await pendingInserts.add(message);
+    },
+
+    /**
+     * As `markAccepted`, written with other sends' acceptances (one command for their wamid keys,
+     * one for the messages). False when the message was no longer pending.
+     */
+    async accepted(
+      message: Pick<StoredMessage, 'id' | 'company_id'>,
+      wamid: string,
+      now: Date,
+      events: BrokerEvent[],
+    ): Promise<boolean> {
+      const item: Acceptance & { matched?: boolean } = { message, wamid, now, events };
+      await acceptances.add(item);
+      if (item.matched) return true;
+      // Some acceptance in the batch matched nothing: this one did if its wamid is not stored.
+      const current = await byId(message.id);
+      return (
+        current?.status === 'sent' &&
+        current.wamid === wamid &&
+        current.updated_at.getTime() === now.getTime()
+      );
+    },
+
+    /** Resolves once the batched writes handed over so far are done. */
+    drain: () => Promise.all([pendingInserts.drain(), acceptances.drain()]),
 
     /** An insert, not an upsert: on the local database an insert costs the same at any size. */
     async rememberWamid(message: Pick<StoredMessage, 'wamid' | 'id' | 'company_id'>) {
@@ -231,21 +332,21 @@ export function createMessageStore(db: Connection) {
     },
 
     /**
-     * The provider accepted the message: it is sent, with its wamid and events. Written by `_id`
-     * alone (the local database reads the whole collection for any other filter): the caller
-     * holds the send's lease and has checked the message is still pending.
+     * The provider accepted the message: it is sent, with its wamid and events, in one write by
+     * `_id` and `status` (equality on indexed fields, an index lookup on PostgreSQL) that applies
+     * only while it is pending. False when it was no longer pending (finished elsewhere).
      */
     async markAccepted(
       message: Pick<StoredMessage, 'id' | 'company_id'>,
       wamid: string,
       now: Date,
       events: BrokerEvent[],
-    ): Promise<void> {
+    ): Promise<boolean> {
       // The key first: a status webhook can then always find the message by its key alone.
       await this.rememberWamid({ wamid, id: message.id, company_id: message.company_id });
       const outbox = addToOutbox(events);
-      await Messages.updateOne(
-        { _id: String(message.id) },
+      const { matchedCount } = await Messages.updateOne(
+        { _id: String(message.id), status: 'pending' },
         {
           $set: {
             wamid,
@@ -259,13 +360,19 @@ export function createMessageStore(db: Connection) {
           $addToSet: outbox.addToSet,
         },
       );
+      return matchedCount === 1;
     },
 
     /** The provider refused the message: it failed with the provider's error text (as markAccepted). */
-    async markRefused(id: number, error: string, now: Date, events: BrokerEvent[]): Promise<void> {
+    async markRefused(
+      id: number,
+      error: string,
+      now: Date,
+      events: BrokerEvent[],
+    ): Promise<boolean> {
       const outbox = addToOutbox(events);
-      await Messages.updateOne(
-        { _id: String(id) },
+      const { matchedCount } = await Messages.updateOne(
+        { _id: String(id), status: 'pending' },
         {
           $set: {
             status: 'failed',
@@ -279,6 +386,7 @@ export function createMessageStore(db: Connection) {
           $addToSet: outbox.addToSet,
         },
       );
+      return matchedCount === 1;
     },
 
     /**

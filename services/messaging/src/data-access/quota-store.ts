@@ -1,5 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { createIfMissing, op } from './mongo-helpers';
+import { createWriteBatcher } from './write-batcher';
 
 /** Messages an organization sent in one calendar month (UTC): `_id` `<company_id>:<YYYY-MM>`. */
 interface MessageQuota {
@@ -48,8 +49,56 @@ export interface HeldPlace {
   heldAt: Date;
 }
 
+interface HoldRequest {
+  company_id: number;
+  month: string;
+  limit: number | null;
+  name: string;
+  now: Date;
+  granted?: boolean;
+}
+
 export function createQuotaStore(db: Connection) {
   const Quotas = db.model<MessageQuota>('MessageQuota', quotaSchema);
+
+  /**
+   * Holds of concurrent sends, one `bulkWrite` per month's record: each is the same conditional
+   * `$inc` as `hold`'s, applied one after the other, so none is granted past the limit. When not
+   * all matched, the record is read once to see whose names it holds; the others are refused here
+   * and go through `hold` alone (which also creates the month's record).
+   */
+  const holdBatches = createWriteBatcher<HoldRequest>(async (requests) => {
+    const byRecord = new Map<string, HoldRequest[]>();
+    for (const request of requests) {
+      const key = `${quotaId(request.company_id, request.month)}:${request.limit}`;
+      byRecord.set(key, [...(byRecord.get(key) ?? []), request]);
+    }
+    await Promise.all(
+      [...byRecord.values()].map(async (group) => {
+        const { company_id, month, limit } = group[0]!;
+        const _id = quotaId(company_id, month);
+        const result = await Quotas.bulkWrite(
+          group.map(({ name, now }) => ({
+            updateOne: {
+              filter: {
+                _id,
+                [`holds.${name}`]: op({ $exists: false }),
+                ...(limit === null ? {} : { used: op({ $lte: limit - 1 }) }),
+              },
+              update: { $inc: { used: 1 }, $set: { [`holds.${name}`]: now.getTime() } },
+            },
+          })),
+          { ordered: true },
+        );
+        if (result.matchedCount === group.length) {
+          for (const request of group) request.granted = true;
+          return;
+        }
+        const quota = await Quotas.findById(_id).lean<MessageQuota>().exec();
+        for (const request of group) request.granted = quota?.holds?.[request.name] !== undefined;
+      }),
+    );
+  });
 
   /**
    * One conditional update of the month's record, creating the record first when the update
@@ -157,12 +206,38 @@ export function createQuotaStore(db: Connection) {
       return stands ? month : null;
     },
 
+    /**
+     * As `hold` without a producer's hold to take over, written with other sends' holds (one
+     * command for all that fit, whatever their number).
+     */
+    async holdWithOthers(
+      company_id: number,
+      month: string,
+      limit: number | null,
+      name: string,
+      now: Date,
+    ): Promise<string | null> {
+      const request: HoldRequest = { company_id, month, limit, name, now };
+      await holdBatches.add(request);
+      if (request.granted) return month;
+      return this.hold(company_id, month, limit, name, now);
+    },
+
     /** The hold's message is stored and holds the place from now on: only the name goes. */
     async settleHold(company_id: number, month: string, name: string): Promise<void> {
       const held = `holds.${name}`;
       await Quotas.updateOne(
         { _id: quotaId(company_id, month), [held]: op({ $exists: true }) },
         { $unset: { [held]: '' } },
+      );
+    },
+
+    /** Several settled holds of one month's record lose their names in one write. */
+    async settleHolds(company_id: number, month: string, names: string[]): Promise<void> {
+      if (names.length === 0) return;
+      await Quotas.updateOne(
+        { _id: quotaId(company_id, month) },
+        { $unset: Object.fromEntries(names.map((name) => [`holds.${name}`, ''])) },
       );
     },
 

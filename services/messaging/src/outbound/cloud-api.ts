@@ -139,8 +139,11 @@ export function createCloudApi(options: {
     // its further sends are throttled at once (429 after the send's retries) instead of piling up.
     let inFlight = 0;
 
+    /** `request` is an axios config, or a function making the exchange (the hot path's). */
     async function call<T>(
-      request: Parameters<OutboundClient['request']>[0],
+      request:
+        | Parameters<OutboundClient['request']>[0]
+        | (() => Promise<{ status: number; data: unknown }>),
       accept: (data: unknown) => T | null,
     ): Promise<CloudApiResult<T>> {
       if (inFlight >= options.maxInFlight) {
@@ -148,10 +151,10 @@ export function createCloudApi(options: {
       }
       inFlight++;
       try {
-        const response = await raw.request({
-          ...request,
-          headers: { ...headers, ...request.headers },
-        });
+        const response =
+          typeof request === 'function'
+            ? await request()
+            : await raw.request({ ...request, headers: { ...headers, ...request.headers } });
         if (response.status >= 200 && response.status < 300) {
           const data = accept(response.data);
           if (data !== null) return { ok: true, data };
@@ -178,14 +181,10 @@ export function createCloudApi(options: {
     }
 
     const client: CloudApiClient = {
+      // Every send goes through here: a plain JSON POST on the client's keep-alive agent.
       sendMessage: (body) =>
         call(
-          {
-            method: 'POST',
-            url: `/${channel.phone_number_id}/messages`,
-            data: body,
-            headers: { 'content-type': 'application/json' },
-          },
+          () => raw.postJson(`/${channel.phone_number_id}/messages`, body, headers),
           (data) => {
             const id = (data as GraphSendResponse | undefined)?.messages?.[0]?.id;
             return typeof id === 'string' && id !== '' ? { wamid: id } : null;

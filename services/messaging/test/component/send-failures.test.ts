@@ -154,6 +154,23 @@ describe('the monthly message quota (spec §7, §8)', () => {
     expect(await quotaUsed(free.company_id)).toBe(100);
   });
 
+  test('when many sends arrive together with fewer places left, then exactly the places left are sent and the rest refused without effect', async () => {
+    const free = await system.newOrganization('free', 'Crowded Co');
+    await setQuotaUsed(free.company_id, 94);
+    const phones = Array.from({ length: 16 }, () => uniquePhone());
+    const answers = await Promise.all(
+      phones.map((phone, i) =>
+        free.api.post('sendMessageToPhoneNumber', { phone, message: `crowd ${i}` }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(6);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+    expect(await quotaUsed(free.company_id)).toBe(100);
+    const calls = await Promise.all(phones.map((phone) => callsTo(phone)));
+    expect(calls.reduce((sum, n) => sum + n, 0)).toBe(6);
+  });
+
   test('when the contact quota is full, then a send to a new number is refused and its message place given back', async () => {
     const free = await system.newOrganization('free', 'Many Contacts Co');
     await system.contacts.db

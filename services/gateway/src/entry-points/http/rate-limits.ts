@@ -4,6 +4,11 @@ import { AppError } from '@switchboard/service-kit';
 import type { Organization } from '../../data-access/organization-store';
 import { createTokenBuckets, shareOf, type BucketAnswer } from '../../domain/token-buckets';
 
+/** Where the limits' headers go: an express answer or a plain node:http one. */
+type HeaderSink = { setHeader(name: string, value: string): unknown };
+/** Whose attempts are counted: the client address (express' `req.ip`, or the fast path's). */
+type Client = { ip?: string | undefined };
+
 export interface RateLimitOptions {
   /** Replicas sharing the deployment-wide rates; each enforces its share. */
   replicas: number;
@@ -45,7 +50,7 @@ export function createRateLimits(options: RateLimitOptions) {
 
   return {
     /** After authentication: the token's and then the organization's bucket. */
-    api(tokenKey: string, organization: Organization, res: Response): void {
+    api(tokenKey: string, organization: Organization, res: HeaderSink): void {
       const rates = apiRates.get(organization.plan)!;
       const now = Date.now();
       const token = buckets.take(`t:${tokenKey}`, rates.token, now);
@@ -69,13 +74,13 @@ export function createRateLimits(options: RateLimitOptions) {
     },
 
     /** Before a token is looked up: an address that failed too often is refused unread. */
-    refuseAfterFailures(req: Request, res: Response): void {
+    refuseAfterFailures(req: Client, res: HeaderSink): void {
       const answer = buckets.peek(`f:${req.ip}`, failedAuth);
       if (!answer.allowed) refuse(res, answer, 'failed token attempts from this address');
     },
 
     /** A token that matched nothing counts against its address. */
-    countFailure(req: Request): void {
+    countFailure(req: Client): void {
       buckets.take(`f:${req.ip}`, failedAuth);
     },
   };
@@ -83,7 +88,7 @@ export function createRateLimits(options: RateLimitOptions) {
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
 
-function refuse(res: Response, answer: BucketAnswer, what: string): never {
+function refuse(res: HeaderSink, answer: BucketAnswer, what: string): never {
   res.setHeader('Retry-After', String(answer.retryAfterSeconds));
   throw new AppError(
     'rate_limited',

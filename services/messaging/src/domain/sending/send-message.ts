@@ -13,6 +13,7 @@ import {
   type StoredMessage,
 } from '../../data-access/message-store';
 import { messageHold, type QuotaStore } from '../../data-access/quota-store';
+import type { HoldSettler } from './hold-settler';
 import type { TemplateStore } from '../../data-access/template-store';
 import type { CloudApi, MediaUpload } from '../../outbound/cloud-api';
 import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
@@ -40,6 +41,8 @@ export interface SendingDeps {
   messages: MessageStore;
   conversations: ConversationStore;
   quotas: QuotaStore;
+  /** Drops the names of holds whose messages are stored, several per write. */
+  holdSettler: Pick<HoldSettler, 'settle'>;
   idempotency: IdempotencyStore;
   templates: Pick<TemplateStore, 'find'>;
   channels: ChannelDirectory;
@@ -195,14 +198,9 @@ export function createSender(deps: SendingDeps) {
     const { company_id, plan, plan_started_at } = request.organization;
     const limit = limitFor(plan, 'messagesPerMonth', plan_started_at, now);
     const hold = messageHold(id);
-    const month = await deps.quotas.hold(
-      company_id,
-      monthKey(now),
-      limit,
-      hold,
-      now,
-      request.producerHold,
-    );
+    const month = request.producerHold
+      ? await deps.quotas.hold(company_id, monthKey(now), limit, hold, now, request.producerHold)
+      : await deps.quotas.holdWithOthers(company_id, monthKey(now), limit, hold, now);
     if (!month) {
       throw new AppError(
         'quota_exceeded',
@@ -236,16 +234,22 @@ export function createSender(deps: SendingDeps) {
       throw new SendDeferred(failure.message);
     }
     const finalized = await deps.lock(message._id, async () => {
-      // Written by `_id` alone: only if this attempt still finds the message pending.
-      const current = await deps.messages.findById(message.id);
-      if (current && current.status !== 'pending') return answerOf(current);
+      // Each write applies only while the message is still pending (one conditional write, no
+      // read first); when it is not, something else finished it and its state is the answer.
+      const finishedElsewhere = async () => {
+        const current = await deps.messages.findById(message.id);
+        return current ? answerOf(current) : undefined;
+      };
       const now = new Date();
       if (result.ok) {
         const events = [
           messageSent(deps.eventIds, message, result.wamid, now),
           messageStatusUpdated(deps.eventIds, message, result.wamid, 'sent', null, now),
         ];
-        await deps.messages.markAccepted(message, result.wamid, now, events);
+        if (!(await deps.messages.accepted(message, result.wamid, now, events))) {
+          const elsewhere = await finishedElsewhere();
+          if (elsewhere) return elsewhere;
+        }
         return sentAnswer(message.id, result.wamid);
       }
       const error = failure!.message;
@@ -254,7 +258,10 @@ export function createSender(deps: SendingDeps) {
         // Never accepted, so there is no provider id: the event carries an empty message_wamid.
         messageStatusUpdated(deps.eventIds, message, '', 'failed', error, now),
       ];
-      await deps.messages.markRefused(message.id, error, now, events);
+      if (!(await deps.messages.markRefused(message.id, error, now, events))) {
+        const elsewhere = await finishedElsewhere();
+        if (elsewhere) return elsewhere;
+      }
       if (message.quota_month) {
         await deps.quotas.release(message.company_id, message.quota_month);
       }
@@ -263,7 +270,7 @@ export function createSender(deps: SendingDeps) {
     });
     if (finalized.replayed) return finalized;
     deps.relay.relaySoon(deps.messages.outbox, message._id);
-    await deps.conversations.record(message, contactName, new Date());
+    await deps.conversations.recordSent(message, contactName, new Date());
     return finalized;
   }
 
@@ -366,15 +373,10 @@ export function createSender(deps: SendingDeps) {
       pending_events: {},
       pending_ids: [],
     };
-    await deps.messages.insert(message, []);
-    // Beside the provider call: the stored message holds the place now, the name can go.
-    const settled = hold
-      ? deps.quotas.settleHold(company_id, month, hold).catch((error: unknown) => {
-          log.warn({ err: error, message_id: id }, 'quota hold left for the recovery job');
-        })
-      : undefined;
+    await deps.messages.insertPending(message);
+    // The stored message holds the place now: the name can go, with other sends' names.
+    if (hold) deps.holdSettler.settle(company_id, month, hold);
     const answer = await deliverStored(message, request, contact.name, refusal);
-    await settled;
     if (idempotencyKeyId) await deps.idempotency.complete(idempotencyKeyId, answer);
     return answer;
   }
