@@ -161,6 +161,8 @@ export function createFastApiPath(deps: {
     if (!match) return false;
     const operation = operations.get(match[1]!.toLowerCase());
     if (!operation || operation.method !== req.method) return false;
+    // A browser's session cookie (and its CSRF check) is express' to authenticate.
+    if (req.headers.cookie !== undefined && req.headers.authorization === undefined) return false;
     // Nested or repeated query keys (`custom[city]=Rome`, `a=1&a=2`) are express' to parse.
     if (/[[\]]|%5b|%5d/i.test(query)) return false;
     const params = new URLSearchParams(query);
