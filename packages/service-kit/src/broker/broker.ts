@@ -29,7 +29,8 @@ export class Broker extends EventEmitter<BrokerEvents> {
   private readonly logger: Logger;
   private readonly delayRange: DelayRange;
   private readonly publishTimeoutMs: number;
-  private readonly setups: Array<(channel: Channel) => Promise<void>> = [];
+  private readonly setups: Array<(channel: Channel, connection: ChannelModel) => Promise<void>> =
+    [];
   private readonly consumers = new Set<Subscription>();
   private readonly sleepers = new WakeablePauses();
   private readonly waiters = new WakeablePauses();
@@ -50,8 +51,11 @@ export class Broker extends EventEmitter<BrokerEvents> {
     this.logger = options.logger.child({ component: 'broker', connection: options.connectionName });
   }
 
-  /** Topology setup (assertExchange/assertQueue/bindQueue), run again on every connection. */
-  onConnect(setup: (channel: Channel) => Promise<void>): void {
+  /**
+   * Topology setup (assertExchange/assertQueue/bindQueue), run again on every connection; a setup
+   * that may fail a declaration on purpose opens channels of its own on `connection`.
+   */
+  onConnect(setup: (channel: Channel, connection: ChannelModel) => Promise<void>): void {
     if (this.state !== 'idle') throw new Error('register onConnect setups before start()');
     this.setups.push(setup);
   }
@@ -244,7 +248,7 @@ export class Broker extends EventEmitter<BrokerEvents> {
     channel.on('error', (error: Error) =>
       this.logger.error({ err: error }, 'broker topology setup failed'),
     );
-    for (const setup of this.setups) await setup(channel);
+    for (const setup of this.setups) await setup(channel, connection);
     await channel.close();
   }
 
