@@ -210,6 +210,19 @@ describe('Broker publishing', () => {
     await expect(broker.start()).rejects.toThrow(/within 500 ms/);
     expect(broker.isConnected()).toBe(false);
   });
+
+  test('when AMQP_URL lists nodes and some refuse, then the broker connects through one that answers, whichever it starts with', async () => {
+    // Port 1 refuses at once, like a cluster node that is down.
+    const url = `amqp://127.0.0.1:1,${AMQP_URL},amqp://127.0.0.1:1`;
+    for (let start = 0; start < 4; start++) {
+      const { broker, exchange, queue } = newBroker({ url, startTimeoutMs: 10_000 });
+      await broker.start();
+      expect(broker.isConnected()).toBe(true);
+      await broker.publish(exchange, 'test.created', { n: start }, { messageId: randomUUID() });
+      expect(await readyCount(queue)).toBe(1);
+      await broker.stop();
+    }
+  });
 });
 
 describe('Broker consuming', () => {
@@ -357,7 +370,7 @@ describe('Broker poison messages (quorum work queue)', () => {
     if (!parked) throw new Error('the poison message was not parked');
     expect(JSON.parse(parked.content.toString())).toEqual(body);
     expect(parked.properties.messageId).toBe(messageId);
-    const [death] = parked.properties.headers?.['x-death'] as Array<Record<string, unknown>>;
+    const [death] = (parked.properties.headers?.['x-death'] ?? []) as unknown[];
     expect(death).toMatchObject({ reason: 'delivery_limit', queue });
     expect(await readyCount(queue)).toBe(0);
   }, 60_000);
