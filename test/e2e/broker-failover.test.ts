@@ -19,7 +19,7 @@ const INFRA = path.join(ROOT, 'scripts/infra.sh');
 const NODES = [1, 2, 3].map((i) => ({ i, name: `sb_cluster_${i}@localhost`, port: 5700 + i }));
 const SEND_FOR_MS = 24_000;
 const KILL_AT_MS = 8_000;
-const SENDS_PER_SECOND = 8;
+const SENDS_PER_SECOND = 4;
 
 const vhost = `t_failover_${randomSecret().slice(0, 8)}`;
 let e2e: E2eSystem | undefined;
@@ -116,7 +116,7 @@ test('when the node leading webhooks.deliveries is killed under steady sends, th
 
   // Steady sends, one phone each, while a node is killed a third of the way in.
   const started = Date.now();
-  const answers: Array<Promise<{ status: number; messageId?: number }>> = [];
+  const answers: Array<Promise<{ status: number; messageId?: number; at?: number }>> = [];
   let killedAt = 0;
   let killedNode = '';
   const killing = (async () => {
@@ -133,10 +133,14 @@ test('when the node leading webhooks.deliveries is killed under steady sends, th
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
         body: JSON.stringify({ phone, message: `failover ${n}` }),
-      }).then(async (response) => ({
-        status: response.status,
-        messageId: (await jsonBody(response)).message_id as number | undefined,
-      })),
+      }).then(async (response) => {
+        const body = await jsonBody(response);
+        return {
+          status: response.status,
+          messageId: body.message_id as number | undefined,
+          ...(response.status === 200 ? {} : { body, at: Date.now() - killedAt }),
+        };
+      }),
     );
     const due = started + ((n + 1) * 1000) / SENDS_PER_SECOND;
     await new Promise((resolve) => setTimeout(resolve, Math.max(due - Date.now(), 0)));
@@ -144,7 +148,12 @@ test('when the node leading webhooks.deliveries is killed under steady sends, th
   const sendsEnded = Date.now();
   await killing;
   const settled = await Promise.all(answers);
-  expect(settled.filter((answer) => answer.status !== 200)).toEqual([]);
+  const refused = settled.filter((answer) => answer.status !== 200);
+  if (refused.length > 0) {
+    const notable = system.output.filter((line) => !/"level":30/.test(line) || /broker/.test(line));
+    process.stderr.write(`${JSON.stringify({ killedNode, killedAt })}\n${notable.join('\n')}\n`);
+  }
+  expect(refused).toEqual([]);
   const messageIds = settled.map((answer) => answer.messageId!);
 
   const deliveries = (): Delivery[] =>
