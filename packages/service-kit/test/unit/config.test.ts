@@ -35,6 +35,20 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  test('when MONGODB_URL names the members of a replica set, then it is accepted; anything not a connection string is refused', () => {
+    const secret = { INTERNAL_API_SECRET: 'x'.repeat(16) };
+    for (const good of [
+      'mongodb://u:p@m0:27017,m1:27017,m2:27017/?replicaSet=rs0&w=majority&retryWrites=true',
+      'mongodb+srv://u:p@cluster.example.net/?retryWrites=true',
+      'mongodb://127.0.0.1:27017',
+    ]) {
+      expect(loadConfig(schema, { ...secret, MONGODB_URL: good }).MONGODB_URL).toBe(good);
+    }
+    for (const bad of ['not a url', 'http://m0:27017', 'mongodb://m0:27017,,m1:27017']) {
+      expect(() => loadConfig(schema, { ...secret, MONGODB_URL: bad })).toThrow(/MONGODB_URL/);
+    }
+  });
+
   test('when AMQP_URL lists the nodes of a cluster, then each must be an amqp(s) URL', () => {
     const secret = { INTERNAL_API_SECRET: 'x'.repeat(16) };
     const nodes = 'amqp://u:p@a:5672/v, amqps://u:p@b:5671/v,amqp://c';
