@@ -5,6 +5,11 @@
 #     data in a PostgreSQL cluster of its own under .data/postgresql (the default) or with SQLite
 #     (PostgreSQL is Debian's postgresql package, installed with apt when missing).
 # Usage: scripts/infra.sh up|down|status
+#        scripts/infra.sh cluster up|down|status|stop-node N|start-node N
+#   cluster: a three-node RabbitMQ cluster of its own beside the single node (never touched):
+#   nodes sb_cluster_{1,2,3}@localhost, AMQP on 127.0.0.1:CLUSTER_AMQP_BASE+{1,2,3} (5701..5703),
+#   distribution ports 20000 above, the machine's epmd. `down` stops them and deletes their
+#   data (a fresh cluster each `up`). stop-node/start-node stop and start one node (failover).
 #   MONGODB_URL set -> the document database is external: not built, started or stopped here.
 #   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
 #   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports.
@@ -39,12 +44,6 @@ PG_PORT=5432 # names the socket file only: the cluster listens on no TCP port
 PG_DB="docdb_$DOCDB_PORT"
 PG_WAIT_S="${PG_WAIT_S:-60}"
 AMQP_PORT="${AMQP_PORT:-5672}"
-# OS pid of the RabbitMQ node this script started; a node on another port keeps its own.
-if [ "$AMQP_PORT" = 5672 ]; then
-  RABBIT_MARKER="$DATA/rabbitmq.pid"
-else
-  RABBIT_MARKER="$DATA/rabbitmq-$AMQP_PORT.pid"
-fi
 DOCDB_WAIT_S="${DOCDB_WAIT_S:-30}"
 RABBIT_WAIT_S="${RABBIT_WAIT_S:-90}"
 LOCAL_MONGODB_URL="mongodb://127.0.0.1:$DOCDB_PORT"
@@ -127,22 +126,33 @@ host_ipv4() { getent ahostsv4 "$(hostname -s)" 2>/dev/null | awk 'NR == 1 { prin
 
 RABBIT_DIST_IP=$(host_ipv4)
 RABBIT_DIST_IP=${RABBIT_DIST_IP:-127.0.0.1} # not 127.*: warned about in rabbit_up
-RABBIT_DIST_IFACE="{${RABBIT_DIST_IP//./,}}"
 RABBIT_EPMD_ADDRESS=127.0.0.1
 [ "$RABBIT_DIST_IP" != 127.0.0.1 ] && RABBIT_EPMD_ADDRESS="127.0.0.1,$RABBIT_DIST_IP"
 EPMD_PORT="${ERL_EPMD_PORT:-4369}"
-RABBIT_ENV=(
-  env
-  RABBITMQ_NODE_PORT="$AMQP_PORT"
-  RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
-  ERL_EPMD_ADDRESS="$RABBIT_EPMD_ADDRESS"
-  ERL_EPMD_PORT="$EPMD_PORT"
-  RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface $RABBIT_DIST_IFACE"
-  RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
-)
-[ -n "${RABBITMQ_NODENAME:-}" ] && RABBIT_ENV+=(RABBITMQ_NODENAME="$RABBITMQ_NODENAME")
 
-RABBITMQCTL=("${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmqctl)
+# Points the RabbitMQ functions below at one node: its name (empty: the default, rabbit@<host>),
+# AMQP port, distribution address and the file keeping the OS pid of the node we started.
+rabbit_select() {
+  local nodename=$1 dist_ip=$3
+  AMQP_PORT=$2
+  if [ "$AMQP_PORT" = 5672 ]; then
+    RABBIT_MARKER="$DATA/rabbitmq.pid"
+  else
+    RABBIT_MARKER="$DATA/rabbitmq-$AMQP_PORT.pid"
+  fi
+  RABBIT_ENV=(
+    env
+    RABBITMQ_NODE_PORT="$AMQP_PORT"
+    RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+    ERL_EPMD_ADDRESS="$RABBIT_EPMD_ADDRESS"
+    ERL_EPMD_PORT="$EPMD_PORT"
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {${dist_ip//./,}}"
+    RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
+  )
+  [ -n "$nodename" ] && RABBIT_ENV+=(RABBITMQ_NODENAME="$nodename")
+  RABBITMQCTL=("${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmqctl)
+}
+rabbit_select "${RABBITMQ_NODENAME:-}" "$AMQP_PORT" "$RABBIT_DIST_IP"
 
 rabbit_node_pid() { timeout 20 "${RABBITMQCTL[@]}" -q eval 'os:getpid().' 2>/dev/null | tr -dc '0-9'; }
 
@@ -170,6 +180,11 @@ rabbit_up() {
     say "rabbitmq external ($(redact "$AMQP_URL")), nothing to start"
     return 0
   fi
+  command -v rabbitmq-server >/dev/null || rabbit_install
+  rabbit_start_node
+}
+
+rabbit_install() {
   if ! command -v rabbitmq-server >/dev/null; then
     say "rabbitmq: installing Debian's rabbitmq-server package"
     "${AS_ROOT[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq </dev/null
@@ -177,6 +192,10 @@ rabbit_up() {
     "${AS_ROOT[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rabbitmq-server </dev/null ||
       command -v rabbitmq-server >/dev/null || die "apt-get could not install rabbitmq-server"
   fi
+}
+
+# Starts the selected node unless something already answers on its AMQP port.
+rabbit_start_node() {
   if probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq already up on 127.0.0.1:$AMQP_PORT"
     local port wide=""
@@ -251,6 +270,102 @@ rabbit_status() {
     say "rabbitmq down     $LOCAL_AMQP_URL"
     return 1
   fi
+}
+
+# ---------------------------------------------------------------- RabbitMQ cluster (three nodes)
+# Nodes named @localhost: their distribution ports bind 127.0.0.1, where `localhost` resolves.
+# They share the machine's epmd and Erlang cookie with the single node, which is never touched.
+CLUSTER_AMQP_BASE="${CLUSTER_AMQP_BASE:-5700}"
+CLUSTER_SIZE=3
+cluster_node() { echo "sb_cluster_$1@localhost"; }
+cluster_port() { echo $((CLUSTER_AMQP_BASE + $1)); }
+cluster_select() { rabbit_select "$(cluster_node "$1")" "$(cluster_port "$1")" 127.0.0.1; }
+cluster_urls() {
+  local i urls=()
+  for i in $(seq 1 "$CLUSTER_SIZE"); do urls+=("amqp://127.0.0.1:$(cluster_port "$i")"); done
+  (IFS=,; echo "${urls[*]}")
+}
+
+# Running nodes of the cluster node $1 belongs to, one per line.
+cluster_running() {
+  cluster_select "$1"
+  timeout 20 "${RABBITMQCTL[@]}" -q eval \
+    'io:format("~s~n", [string:join([atom_to_list(N) || N <- rabbit_nodes:all_running()], " ")]).' \
+    2>/dev/null 9>&- | head -n 1 | tr ' ' '\n' | grep . || true
+}
+
+cluster_up() {
+  [ "${AS_ROOT[*]-}" = no_root ] && no_root rabbitmq-server -detached
+  rabbit_install
+  local i started=$SECONDS first
+  first=$(cluster_node 1)
+  for i in $(seq 1 "$CLUSTER_SIZE"); do
+    cluster_select "$i"
+    rabbit_start_node
+  done
+  for i in $(seq 2 "$CLUSTER_SIZE"); do
+    cluster_running 1 | grep -qx "$(cluster_node "$i")" && continue
+    say "rabbitmq cluster: $(cluster_node "$i") joins $first"
+    cluster_select "$i"
+    timeout 60 "${RABBITMQCTL[@]}" -q stop_app >>"$LOGS/rabbitmq-cluster.log" 2>&1 9>&-
+    timeout 60 "${RABBITMQCTL[@]}" -q reset >>"$LOGS/rabbitmq-cluster.log" 2>&1 9>&-
+    timeout 60 "${RABBITMQCTL[@]}" -q join_cluster "$first" >>"$LOGS/rabbitmq-cluster.log" 2>&1 9>&- ||
+      die "$(cluster_node "$i") could not join $first"
+    timeout 60 "${RABBITMQCTL[@]}" -q start_app >>"$LOGS/rabbitmq-cluster.log" 2>&1 9>&-
+  done
+  local running
+  running=$(cluster_running 1 | wc -l)
+  [ "$running" = "$CLUSTER_SIZE" ] || die "rabbitmq cluster: $running of $CLUSTER_SIZE nodes running"
+  say "rabbitmq cluster up after $((SECONDS - started))s: AMQP_URL=$(cluster_urls)"
+}
+
+cluster_down() {
+  local i node
+  for i in $(seq 1 "$CLUSTER_SIZE"); do
+    cluster_select "$i"
+    node=$(cluster_node "$i")
+    if [ -n "$(rabbit_node_pid || true)" ]; then
+      say "rabbitmq cluster: stopping $node"
+      timeout 60 "${RABBITMQCTL[@]}" -q stop >/dev/null 9>&- || true
+    fi
+    rm -f "$RABBIT_MARKER"
+    # A fresh cluster each time: nodes that remember each other wait for one another at start.
+    "${AS_ROOT[@]}" rm -rf "/var/lib/rabbitmq/mnesia/$node" "/var/lib/rabbitmq/mnesia/$node-feature_flags" \
+      "/var/lib/rabbitmq/mnesia/$node-plugins-expand" "/var/lib/rabbitmq/mnesia/$node.pid"
+  done
+  say "rabbitmq cluster down"
+}
+
+cluster_status() {
+  local i rc=0 running
+  running=$(cluster_running 1 || true)
+  for i in $(seq 1 "$CLUSTER_SIZE"); do
+    if probe 127.0.0.1 "$(cluster_port "$i")"; then
+      say "rabbitmq cluster node $(cluster_node "$i") up amqp://127.0.0.1:$(cluster_port "$i")"
+    else
+      say "rabbitmq cluster node $(cluster_node "$i") down amqp://127.0.0.1:$(cluster_port "$i")"
+      rc=1
+    fi
+  done
+  say "rabbitmq cluster: $(echo "$running" | grep -c . || true) of $CLUSTER_SIZE nodes clustered and running"
+  return "$rc"
+}
+
+# Stops one node the way a lost machine goes: SIGKILL, no goodbye to its clients or peers.
+cluster_stop_node() {
+  cluster_select "$1"
+  local pid
+  pid=$(rabbit_node_pid || true)
+  [ -n "$pid" ] || die "$(cluster_node "$1") is not running"
+  say "rabbitmq cluster: killing $(cluster_node "$1") (pid $pid)"
+  "${AS_ROOT[@]}" kill -KILL "$pid"
+  while probe 127.0.0.1 "$AMQP_PORT"; do sleep 0.1; done
+  rm -f "$RABBIT_MARKER"
+}
+
+cluster_start_node() {
+  cluster_select "$1"
+  rabbit_start_node
 }
 
 # ---------------------------------------------------------------- PostgreSQL (DOCDB_BACKEND=postgresql)
@@ -544,8 +659,9 @@ docdb_status() {
 
 # ---------------------------------------------------------------- main
 
-usage() { die "usage: scripts/infra.sh up|down|status"; }
-[ $# -eq 1 ] || usage
+usage() { die "usage: scripts/infra.sh up|down|status | cluster up|down|status|stop-node N|start-node N"; }
+[ $# -ge 1 ] || usage
+[ "$1" = cluster ] || [ $# -eq 1 ] || usage
 
 mkdir -p "$DATA" "$LOGS"
 # One infra.sh at a time (npm start and npm test may run together); children close fd 9.
@@ -562,6 +678,18 @@ case "$1" in
   down)
     docdb_down
     rabbit_down
+    ;;
+  cluster)
+    case "${2:-}" in
+      up) cluster_up ;;
+      down) cluster_down ;;
+      status) cluster_status ;;
+      stop-node | start-node)
+        [[ ${3:-} =~ ^[1-3]$ ]] || usage
+        if [ "$2" = stop-node ]; then cluster_stop_node "$3"; else cluster_start_node "$3"; fi
+        ;;
+      *) usage ;;
+    esac
     ;;
   status)
     rc=0

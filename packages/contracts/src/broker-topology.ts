@@ -58,6 +58,40 @@ export const retryQueueFor = (queue: string): string => `${queue}.retry`;
 /** How long a message waits in a consumer's `*.retry` queue before it is redelivered. */
 export const CONSUMER_RETRY_DELAY_MS = 5_000;
 
+/**
+ * Returns of one message to its work queue without an ack (its consumer crashed, lost its
+ * connection or stopped mid-handling) after which RabbitMQ parks it in `*.dead` itself: a
+ * message that kills every consumer that takes it must not crash them forever. RabbitMQ 3.x
+ * counts every return, prefetched-but-unstarted messages of a lost connection too, so the
+ * limit leaves room for several failovers in a row; the consumer's own attempts (handler
+ * failures) are counted separately, in the `x-attempts` header.
+ */
+export const QUEUE_DELIVERY_LIMIT = 10;
+
+/**
+ * Every queue is a quorum queue (replicated over the cluster's nodes, RabbitMQ >= 3.10).
+ * Dead-lettering is at-least-once: a message leaves its queue only once the target queue has
+ * confirmed it (that mode needs `reject-publish` overflow; no queue sets a length limit, so it
+ * never rejects anything).
+ */
+const QUORUM = { 'x-queue-type': 'quorum' } as const;
+const deadLetterTo = (target: string) =>
+  ({
+    'x-dead-letter-exchange': '',
+    'x-dead-letter-routing-key': target,
+    'x-dead-letter-strategy': 'at-least-once',
+    'x-overflow': 'reject-publish',
+  }) as const;
+
+/** A consumed queue: a message returned unacked more than the limit is parked in `deadQueue`. */
+export const workQueueArguments = (deadQueue: string) =>
+  ({ ...QUORUM, 'x-delivery-limit': QUEUE_DELIVERY_LIMIT, ...deadLetterTo(deadQueue) }) as const;
+/** A holding queue: messages expire after `ttlMs` and dead-letter to `target` through the default exchange. */
+export const delayQueueArguments = (ttlMs: number, target: string) =>
+  ({ ...QUORUM, 'x-message-ttl': ttlMs, ...deadLetterTo(target) }) as const;
+/** A parking queue: kept until someone looks at it. */
+export const parkingQueueArguments = () => ({ ...QUORUM }) as const;
+
 /** The waits between webhook delivery attempts (spec §6.2), in attempt order. */
 export const WEBHOOK_RETRY_STEPS = [
   {
@@ -107,24 +141,25 @@ const declareExchange = (name: ExchangeName, publishers: ServiceName[]): Exchang
 });
 const bind = (exchange: ExchangeName, queue: string, keys: readonly string[]) =>
   keys.map((routingKey): BindingDeclaration => ({ kind: 'binding', exchange, queue, routingKey }));
-/** A holding queue: messages expire after `ttlMs` and dead-letter to `target` through the default exchange. */
 const delayQueue = (name: string, owner: ServiceName, ttlMs: number, target: string) =>
   ({
     kind: 'queue',
     name,
     owner,
     role: 'retry',
-    arguments: {
-      'x-message-ttl': ttlMs,
-      'x-dead-letter-exchange': '',
-      'x-dead-letter-routing-key': target,
-    },
+    arguments: delayQueueArguments(ttlMs, target),
   }) satisfies QueueDeclaration;
 /** A consumed queue with its `*.dead` parking queue, and its `*.retry` queue unless it has its own schedule. */
 const workQueue = (name: string, owner: ServiceName, withRetry: boolean): QueueDeclaration[] => [
-  { kind: 'queue', name, owner, role: 'work', arguments: {} },
+  { kind: 'queue', name, owner, role: 'work', arguments: workQueueArguments(deadQueueFor(name)) },
   ...(withRetry ? [delayQueue(retryQueueFor(name), owner, CONSUMER_RETRY_DELAY_MS, name)] : []),
-  { kind: 'queue', name: deadQueueFor(name), owner, role: 'dead', arguments: {} },
+  {
+    kind: 'queue',
+    name: deadQueueFor(name),
+    owner,
+    role: 'dead',
+    arguments: parkingQueueArguments(),
+  },
 ];
 
 /** What a campaign's progress follows; `message_received` is for automated replies. */

@@ -33,18 +33,62 @@ export const booleanFlag = (defaultValue: boolean) =>
 const replacedBy = (replacement: string) =>
   z.undefined({ message: `replaced by ${replacement}` }).optional();
 
+/** A MongoDB connection string, whose host part may list several `host:port` (WHATWG URLs may not). */
+export function isMongoUrl(value: string): boolean {
+  const match = /^(mongodb(?:\+srv)?:\/\/)(?:[^@/]*@)?([^/?]+)(.*)$/.exec(value);
+  if (!match) return false;
+  const [, scheme, hosts, rest] = match;
+  return hosts!.split(',').every((host) => {
+    try {
+      new URL(`${scheme}${host}${rest}`);
+      return host !== '';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The URLs of a comma-separated `AMQP_URL`; undefined when one is not an amqp(s) URL. */
+export function parseBrokerUrls(value: string): string[] | undefined {
+  const urls = value
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  const valid = (url: string) => {
+    try {
+      return ['amqp:', 'amqps:'].includes(new URL(url).protocol);
+    } catch {
+      return false;
+    }
+  };
+  return urls.length > 0 && urls.every(valid) ? urls : undefined;
+}
+
 /** The variables every service reads; a service extends this with its own. */
 export const baseConfigShape = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   HOST: z.string().default('127.0.0.1'),
-  MONGODB_URL: z.string().url().default('mongodb://127.0.0.1:27017'),
+  /** A replica set names its members, comma-separated: `mongodb://h1:27017,h2:27017/?replicaSet=…`. */
+  MONGODB_URL: z
+    .string()
+    .default('mongodb://127.0.0.1:27017')
+    .refine(isMongoUrl, { message: 'must be a mongodb:// or mongodb+srv:// connection string' }),
   /** Prepended to each service's database name; lets tests and parallel stacks share one server. */
   MONGODB_DB_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_]*$/)
     .default(''),
-  AMQP_URL: z.string().url().default('amqp://127.0.0.1:5672'),
+  /**
+   * RabbitMQ: one URL, or the nodes of a cluster as a comma-separated list of URLs; the broker
+   * client connects to one and moves to the next when it is lost.
+   */
+  AMQP_URL: z
+    .string()
+    .default('amqp://127.0.0.1:5672')
+    .refine((value) => parseBrokerUrls(value) !== undefined, {
+      message: 'must be amqp:// or amqps:// URLs, separated by commas',
+    }),
   INTERNAL_API_SECRET: z.string().min(16, 'must be at least 16 characters'),
   /** Keys that seal credentials at rest, `kid:base64[,…]`, the first current (see SecretBox). */
   SECRET_ENCRYPTION_KEYS: secretKeysSchema,

@@ -1,7 +1,7 @@
 import { Router, type Express } from 'express';
 import type { Connection } from 'mongoose';
 import { topologyFor, type ServiceName, type TopologyDeclaration } from '@switchboard/contracts';
-import { Broker, assertTopology } from './broker';
+import { Broker, declareTopology } from './broker';
 import type { BaseConfig } from './config';
 import { createHttpApp } from './http/create-http-app';
 import { requireInternalSecret } from './http/internal-auth';
@@ -84,7 +84,7 @@ async function startRuntime<C extends ServiceConfig>(
     if (options.useBroker !== false) {
       broker = new Broker({ url: config.AMQP_URL, connectionName: service, logger });
       const topology = options.topology ?? topologyFor(service);
-      broker.onConnect((channel) => assertTopology(channel, topology));
+      broker.onConnect((_channel, connection) => declareTopology(connection, topology, logger));
       metrics.observeBroker(broker);
     }
     const parts = await options.setup({ config, logger, db, broker, metrics });

@@ -2,6 +2,7 @@ import {
   BROKER_TOPOLOGY,
   EXCHANGES,
   QUEUES,
+  QUEUE_DELIVERY_LIMIT,
   ROUTING_KEYS,
   SERVICE_NAMES,
   WEBHOOK_RETRY_STEPS,
@@ -54,6 +55,22 @@ describe('BROKER_TOPOLOGY', () => {
     }
   });
 
+  test('when any queue is declared, then it is a replicated quorum queue', () => {
+    for (const queue of queues) expect(queue.arguments['x-queue-type']).toBe('quorum');
+  });
+
+  test('when a work queue gets a message back unacked too often, then RabbitMQ parks it in its dead queue, at least once', () => {
+    for (const queue of queues.filter((q) => q.role === 'work')) {
+      expect(queue.arguments).toMatchObject({
+        'x-delivery-limit': QUEUE_DELIVERY_LIMIT,
+        'x-dead-letter-exchange': '',
+        'x-dead-letter-routing-key': deadQueueFor(queue.name),
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      });
+    }
+  });
+
   test('when a consumer retry queue expires a message, then it goes back to its own work queue', () => {
     const retry = queues.find((q) => q.name === retryQueueFor(QUEUES.messagingCommands));
     expect(retry?.arguments['x-dead-letter-routing-key']).toBe(QUEUES.messagingCommands);
@@ -64,9 +81,12 @@ describe('BROKER_TOPOLOGY', () => {
     for (const step of WEBHOOK_RETRY_STEPS) {
       const queue = queues.find((q) => q.name === step.queue);
       expect(queue?.arguments).toEqual({
+        'x-queue-type': 'quorum',
         'x-message-ttl': step.delayMs,
         'x-dead-letter-exchange': '',
         'x-dead-letter-routing-key': QUEUES.webhooksDeliveries,
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
       });
       expect(bindingsOf(step.queue)).toEqual([
         expect.objectContaining({ exchange: EXCHANGES.webhooksRetry, routingKey: step.routingKey }),

@@ -1,5 +1,7 @@
-import type { Channel } from 'amqplib';
+import type { Channel, ChannelModel } from 'amqplib';
+import type { Logger } from 'pino';
 import type { TopologyDeclaration } from '@switchboard/contracts';
+import { isInequivalentArgument, migrateClassicQueues } from './quorum-migration';
 
 /**
  * Declares exchanges, queues and bindings, all durable; idempotent, so every service asserts its
@@ -24,5 +26,32 @@ export async function assertTopology(
   for (const item of byKind('binding')) {
     if (item.kind === 'binding')
       await channel.bindQueue(item.queue, item.exchange, item.routingKey);
+  }
+}
+
+/**
+ * assertTopology on a channel of its own; when a queue still exists as the classic queue an
+ * earlier release declared, migrates the queues to quorum queues first and declares again.
+ */
+export async function declareTopology(
+  connection: ChannelModel,
+  declarations: readonly TopologyDeclaration[],
+  logger: Logger,
+): Promise<void> {
+  const declareOnce = async () => {
+    const channel = await connection.createChannel();
+    channel.on('error', () => undefined); // the rejected call below carries the error
+    try {
+      await assertTopology(channel, declarations);
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  };
+  try {
+    await declareOnce();
+  } catch (error) {
+    if (!isInequivalentArgument(error)) throw error;
+    await migrateClassicQueues(connection, declarations, logger);
+    await declareOnce();
   }
 }

@@ -5,6 +5,7 @@ import { DEFAULT_RECONNECT_DELAY_MS, reconnectDelayMs, type DelayRange } from '.
 import { ConfirmPublisher, jsonMessage } from './confirm-publisher';
 import { Consumer, type Subscription } from './consumer';
 import { PublishError } from './errors';
+import { parseBrokerUrls } from '../config';
 import { WakeablePauses, withTimeout } from './timing';
 import { SpanKind, currentTraceCarrier, inSpan } from '../trace-context';
 import type {
@@ -20,6 +21,12 @@ type State = 'idle' | 'connecting' | 'connected' | 'stopping' | 'stopped';
 const CONNECT_TIMEOUT_MS = 10_000;
 const ignore = () => undefined;
 
+/** host:port/vhost of an AMQP URL, for logs (never its credentials). */
+function describeUrl(url: string): string {
+  const { host, pathname } = new URL(url);
+  return `${host}${pathname === '' ? '/' : pathname}`;
+}
+
 /**
  * The one RabbitMQ client a service holds: a connection that comes back by itself, a confirm
  * channel for publishing, and consumers that decide every outcome and re-subscribe after a
@@ -29,7 +36,8 @@ export class Broker extends EventEmitter<BrokerEvents> {
   private readonly logger: Logger;
   private readonly delayRange: DelayRange;
   private readonly publishTimeoutMs: number;
-  private readonly setups: Array<(channel: Channel) => Promise<void>> = [];
+  private readonly setups: Array<(channel: Channel, connection: ChannelModel) => Promise<void>> =
+    [];
   private readonly consumers = new Set<Subscription>();
   private readonly sleepers = new WakeablePauses();
   private readonly waiters = new WakeablePauses();
@@ -39,9 +47,16 @@ export class Broker extends EventEmitter<BrokerEvents> {
   private connecting: Promise<void> | undefined;
   private cancelling: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
+  private readonly urls: string[];
+  /** The address tried first on the next connection attempt. */
+  private nextUrl: number;
 
   constructor(private readonly options: BrokerOptions) {
     super();
+    const urls = parseBrokerUrls(options.url);
+    if (!urls) throw new RangeError('url must be amqp(s) URLs, separated by commas');
+    this.urls = urls;
+    this.nextUrl = Math.floor(Math.random() * urls.length);
     this.delayRange = options.reconnectDelayMs ?? DEFAULT_RECONNECT_DELAY_MS;
     if (!(this.delayRange.min > 0 && this.delayRange.max >= this.delayRange.min)) {
       throw new RangeError('reconnectDelayMs needs 0 < min <= max');
@@ -50,8 +65,11 @@ export class Broker extends EventEmitter<BrokerEvents> {
     this.logger = options.logger.child({ component: 'broker', connection: options.connectionName });
   }
 
-  /** Topology setup (assertExchange/assertQueue/bindQueue), run again on every connection. */
-  onConnect(setup: (channel: Channel) => Promise<void>): void {
+  /**
+   * Topology setup (assertExchange/assertQueue/bindQueue), run again on every connection; a setup
+   * that may fail a declaration on purpose opens channels of its own on `connection`.
+   */
+  onConnect(setup: (channel: Channel, connection: ChannelModel) => Promise<void>): void {
     if (this.state !== 'idle') throw new Error('register onConnect setups before start()');
     this.setups.push(setup);
   }
@@ -203,12 +221,33 @@ export class Broker extends EventEmitter<BrokerEvents> {
     }
   }
 
+  /** Connects to the first address that answers, from `nextUrl` on, each one tried once. */
+  private async openConnection(): Promise<ChannelModel> {
+    let lastError: unknown;
+    for (let tried = 0; tried < this.urls.length; tried++) {
+      const index = (this.nextUrl + tried) % this.urls.length;
+      const node = describeUrl(this.urls[index]!);
+      this.logger.info({ node }, 'broker connecting');
+      try {
+        const connection = await connect(this.urls[index]!, {
+          clientProperties: { connection_name: this.options.connectionName },
+          timeout: CONNECT_TIMEOUT_MS,
+        });
+        // When this connection is lost, the next attempt starts with the next node.
+        this.nextUrl = (index + 1) % this.urls.length;
+        this.logger.info({ node }, 'broker node reached');
+        return connection;
+      } catch (error) {
+        lastError = error;
+        if (this.urls.length > 1) this.logger.warn({ err: error, node }, 'broker node unreachable');
+        if (this.isStopRequested()) break;
+      }
+    }
+    throw lastError;
+  }
+
   private async connectOnce(): Promise<void> {
-    this.logger.info('broker connecting');
-    const connection = await connect(this.options.url, {
-      clientProperties: { connection_name: this.options.connectionName },
-      timeout: CONNECT_TIMEOUT_MS,
-    });
+    const connection = await this.openConnection();
     connection.on('error', (error: Error) =>
       this.logger.warn({ err: error }, 'broker connection error'),
     );
@@ -244,7 +283,7 @@ export class Broker extends EventEmitter<BrokerEvents> {
     channel.on('error', (error: Error) =>
       this.logger.error({ err: error }, 'broker topology setup failed'),
     );
-    for (const setup of this.setups) await setup(channel);
+    for (const setup of this.setups) await setup(channel, connection);
     await channel.close();
   }
 

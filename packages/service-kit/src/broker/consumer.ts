@@ -1,6 +1,10 @@
 import type { Channel, ChannelModel, ConsumeMessage, Options } from 'amqplib';
 import type { Logger } from 'pino';
-import { CONSUMER_RETRY_DELAY_MS } from '@switchboard/contracts';
+import {
+  CONSUMER_RETRY_DELAY_MS,
+  delayQueueArguments,
+  parkingQueueArguments,
+} from '@switchboard/contracts';
 import { decideOutcome, type Outcome } from './decide-outcome';
 import {
   ATTEMPTS_HEADER,
@@ -85,12 +89,14 @@ export class Consumer<T> implements Subscription {
     this.channel = channel;
     this.consumerTag = undefined;
     try {
-      await channel.assertQueue(this.deadQueue, { durable: true });
+      // The same arguments as the shared topology's, or RabbitMQ refuses the declaration.
+      await channel.assertQueue(this.deadQueue, {
+        durable: true,
+        arguments: parkingQueueArguments(),
+      });
       await channel.assertQueue(this.retryQueue, {
         durable: true,
-        messageTtl: this.options.retryDelayMs,
-        deadLetterExchange: '',
-        deadLetterRoutingKey: this.queue,
+        arguments: delayQueueArguments(this.options.retryDelayMs, this.queue),
       });
       await channel.prefetch(this.options.prefetch);
       const { consumerTag } = await channel.consume(this.queue, (message) =>

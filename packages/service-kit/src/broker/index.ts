@@ -1,5 +1,6 @@
 export { DEFAULT_RECONNECT_DELAY_MS, reconnectDelayMs, type DelayRange } from './backoff';
-export { assertTopology } from './assert-topology';
+export { assertTopology, declareTopology } from './assert-topology';
+export { MIGRATION_LOCK_QUEUE, migratingQueueFor } from './quorum-migration';
 export { Broker } from './broker';
 export { PermanentError, PublishError, RetryLaterError, type PublishFailureKind } from './errors';
 export type {

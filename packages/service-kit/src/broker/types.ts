@@ -3,6 +3,11 @@ import type { ZodType } from 'zod';
 import type { DelayRange } from './backoff';
 
 export interface BrokerOptions {
+  /**
+   * One AMQP URL, or a cluster's nodes as a comma-separated list: the client connects to one
+   * (a replica starts at a random one, which spreads replicas over the nodes) and, when it is
+   * lost or refuses, tries the next.
+   */
   url: string;
   /** Shown by RabbitMQ as the connection's client-provided name. */
   connectionName: string;

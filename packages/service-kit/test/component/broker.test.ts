@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { connect, type Channel, type ChannelModel } from 'amqplib';
+import { connect, type Channel, type ChannelModel, type GetMessage } from 'amqplib';
+import { QUEUE_DELIVERY_LIMIT, workQueueArguments } from '@switchboard/contracts';
 import { z } from 'zod';
 import {
   Broker,
@@ -44,14 +45,22 @@ afterEach(async () => {
 
 afterAll(() => admin.close());
 
-/** A fresh exchange and queue, bound on `test.#`, and a broker whose setup declares them. */
-function newBroker(options: Partial<BrokerOptions> = {}) {
-  const id = randomBytes(4).toString('hex');
+/**
+ * A fresh exchange and queue, bound on `test.#`, and a broker whose setup declares them: the
+ * queue as `queueArguments` say (a classic queue unless told), under the name `id` when given.
+ */
+function newBroker(
+  options: Partial<BrokerOptions> = {},
+  queueArguments: Record<string, unknown> = {},
+  id = randomBytes(4).toString('hex'),
+) {
   const exchange = `test.broker.${id}`;
   const queue = `test.broker.${id}`;
   const connectionName = `broker-test-${id}`;
-  exchanges.push(exchange);
-  queues.push(queue);
+  if (!queues.includes(queue)) {
+    exchanges.push(exchange);
+    queues.push(queue);
+  }
   const broker = new Broker({
     url: AMQP_URL,
     connectionName,
@@ -62,10 +71,10 @@ function newBroker(options: Partial<BrokerOptions> = {}) {
   brokers.push(broker);
   broker.onConnect(async (channel) => {
     await channel.assertExchange(exchange, 'topic', { durable: true });
-    await channel.assertQueue(queue, { durable: true });
+    await channel.assertQueue(queue, { durable: true, arguments: queueArguments });
     await channel.bindQueue(queue, exchange, 'test.#');
   });
-  return { broker, exchange, queue, connectionName };
+  return { broker, exchange, queue, connectionName, id };
 }
 
 async function startConsuming(handler: MessageHandler<Order>, options = {}) {
@@ -201,6 +210,19 @@ describe('Broker publishing', () => {
     await expect(broker.start()).rejects.toThrow(/within 500 ms/);
     expect(broker.isConnected()).toBe(false);
   });
+
+  test('when AMQP_URL lists nodes and some refuse, then the broker connects through one that answers, whichever it starts with', async () => {
+    // Port 1 refuses at once, like a cluster node that is down.
+    const url = `amqp://127.0.0.1:1,${AMQP_URL},amqp://127.0.0.1:1`;
+    for (let start = 0; start < 4; start++) {
+      const { broker, exchange, queue } = newBroker({ url, startTimeoutMs: 10_000 });
+      await broker.start();
+      expect(broker.isConnected()).toBe(true);
+      await broker.publish(exchange, 'test.created', { n: start }, { messageId: randomUUID() });
+      expect(await readyCount(queue)).toBe(1);
+      await broker.stop();
+    }
+  });
 });
 
 describe('Broker consuming', () => {
@@ -305,6 +327,53 @@ describe('Broker consuming', () => {
       'x-attempts': 1,
     });
   });
+});
+
+describe('Broker poison messages (quorum work queue)', () => {
+  test('when every consumer that takes a message dies before settling it, then after the delivery limit RabbitMQ parks it', async () => {
+    const id = randomBytes(4).toString('hex');
+    const quorumBroker = () =>
+      newBroker({ drainTimeoutMs: 50 }, workQueueArguments(`test.broker.${id}.dead`), id);
+    const { broker: producer, exchange, queue } = quorumBroker();
+    await producer.start();
+    const messageId = randomUUID();
+    const body = { orderId: 'o-poison', quantity: 1 };
+    await producer.publish(exchange, 'test.created', body, { messageId });
+    await producer.stop();
+
+    // Each crash: a consumer takes the message, its handler never ends, its process goes away.
+    let deliveries = 0;
+    for (let crash = 0; crash <= QUEUE_DELIVERY_LIMIT; crash++) {
+      const { broker } = quorumBroker();
+      const taken = new Promise<void>((resolve) => {
+        void broker.consume(
+          queue,
+          async () => {
+            deliveries++;
+            resolve();
+            await new Promise(() => undefined);
+          },
+          { schema: OrderSchema, prefetch: 1 },
+        );
+      });
+      await broker.start();
+      await taken;
+      await broker.stop();
+    }
+
+    expect(deliveries).toBe(QUEUE_DELIVERY_LIMIT + 1);
+    let parked: GetMessage | false = false;
+    for (let wait = 0; wait < 50 && !parked; wait++) {
+      parked = await adminChannel.get(`${queue}.dead`, { noAck: true });
+      if (!parked) await sleep(100);
+    }
+    if (!parked) throw new Error('the poison message was not parked');
+    expect(JSON.parse(parked.content.toString())).toEqual(body);
+    expect(parked.properties.messageId).toBe(messageId);
+    const [death] = (parked.properties.headers?.['x-death'] ?? []) as unknown[];
+    expect(death).toMatchObject({ reason: 'delivery_limit', queue });
+    expect(await readyCount(queue)).toBe(0);
+  }, 60_000);
 });
 
 describe('Broker postponing (RetryLaterError)', () => {
