@@ -83,10 +83,11 @@ export interface OutboxSource {
 }
 
 /**
- * The most statements one bulk write carries: FerretDB 1.24 on PostgreSQL stops answering (every
- * connection, not just this one) on an `update` of 50 statements or more; a margin below that.
+ * The most statements one bulk write carries, so that one command stays small and one slow
+ * statement holds few others back. (docdb's FerretDB is built so that a large update cannot
+ * exhaust its connection pool: docs/architecture.md §11.)
  */
-export const MAX_BULK_STATEMENTS = 25;
+export const MAX_BULK_STATEMENTS = 500;
 
 /** A model's collection for the driver's own bulk writes, with the string `_id` we key by. */
 export const stringKeyed = (model: Pick<Model<unknown>, 'collection'>) =>
