@@ -82,13 +82,13 @@ func main() {
 		fatal(fmt.Errorf("-backend must be sqlite or postgresql, got %q", *backend))
 	}
 
-	// First, so that a taken port fails before anything else is set up.
 	if *maxCursors <= 0 {
 		// A third of the pool stays free for the commands themselves, which wait for a pool
 		// connection without a time limit.
 		*maxCursors = max(1, poolSize(cfg.PostgreSQLURL)*2/3)
 	}
 
+	// First, so that a taken port fails before anything else is set up.
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fatal(err)
