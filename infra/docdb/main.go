@@ -10,6 +10,9 @@
 // on (docs/architecture.md §11). So docdb does not expose FerretDB directly: FerretDB listens on
 // a private Unix socket and docdb proxies the wire protocol to it from the TCP address, letting
 // write commands into one collection through one at a time. Reads are not held back.
+//
+// The proxy also keeps the open cursors within bounds, because on PostgreSQL each holds one of
+// FerretDB's few database connections until it is exhausted (see cursors.go).
 package main
 
 import (
@@ -28,6 +31,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
 	"go.mongodb.org/mongo-driver/bson"
@@ -42,6 +46,10 @@ func main() {
 	ginIndexes := flag.Bool("gin-indexes", true,
 		"give FerretDB's indexes GIN companions so that lookups use them (postgresql)")
 	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
+	maxCursors := flag.Int("max-cursors", 0,
+		"open cursors kept at most, the least recently used killed beyond (0: two thirds of FerretDB's PostgreSQL pool)")
+	cursorIdle := flag.Duration("cursor-idle-timeout", 10*time.Minute,
+		"an open cursor unused for this long is killed, as MongoDB does (0: never)")
 	flag.Parse()
 
 	var level slog.Level
@@ -72,6 +80,12 @@ func main() {
 		where = redactURL(dbURL)
 	default:
 		fatal(fmt.Errorf("-backend must be sqlite or postgresql, got %q", *backend))
+	}
+
+	if *maxCursors <= 0 {
+		// A third of the pool stays free for the commands themselves, which wait for a pool
+		// connection without a time limit.
+		*maxCursors = max(1, poolSize(cfg.PostgreSQLURL)*2/3)
 	}
 
 	// First, so that a taken port fails before anything else is set up.
@@ -115,7 +129,10 @@ func main() {
 	}()
 
 	logger.Info("docdb listening", "address", *listen, "backend", *backend, "data", where)
-	p := &proxy{ctx: ctx, upstream: sock, logger: logger}
+	p := &proxy{
+		ctx: ctx, upstream: sock, logger: logger,
+		cursors: newCursorBook(sock, *maxCursors, *cursorIdle, logger),
+	}
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -165,6 +182,7 @@ type proxy struct {
 	upstream string
 	logger   *slog.Logger
 	dbs      sync.Map // database name -> *dbLocks
+	cursors  *cursorBook
 }
 
 type dbLocks struct {
@@ -191,44 +209,124 @@ func (p *proxy) lock(db, coll string) (unlock func()) {
 }
 
 // serve relays one client connection to its own FerretDB connection, request by request.
+// A reader of its own watches the client meanwhile, so that a client going away mid-relay is
+// noticed at once: its cursors are killed and, unless a write is under way, its FerretDB
+// connection is closed, even when the relay waits for a FerretDB that will never answer it.
 func (p *proxy) serve(client net.Conn) {
 	defer client.Close()
-	up, err := net.Dial("unix", p.upstream)
+	raw, err := net.Dial("unix", p.upstream)
 	if err != nil {
 		p.logger.Error("cannot reach FerretDB", "error", err)
 		return
 	}
+	up := &upstreamConn{Conn: raw}
 	defer up.Close()
 	// On shutdown, idle connections must not keep FerretDB waiting for their next request.
 	defer context.AfterFunc(p.ctx, func() {
 		client.Close()
 		up.Close()
 	})()
+	owner := &session{}
+	defer p.cursors.ownerGone(owner)
 
-	fromClient := bufio.NewReader(client)
+	requests := make(chan []byte)
+	gone := make(chan struct{}) // closed when the client cannot be read any more
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		defer close(gone)
+		fromClient := bufio.NewReader(client)
+		for {
+			req, err := readMessage(fromClient)
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					p.logger.Debug("client read failed", "error", err)
+				}
+				return
+			}
+			select {
+			case requests <- req:
+			case <-finished:
+				return
+			}
+		}
+	}()
+	go func() {
+		select {
+		case <-gone:
+			p.cursors.ownerGone(owner)
+			up.closeUnlessWriting()
+		case <-finished:
+		}
+	}()
+
 	fromUp := bufio.NewReader(up)
 	for {
-		req, err := readMessage(fromClient)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				p.logger.Debug("client read failed", "error", err)
+		select {
+		case req := <-requests:
+			if err := p.relay(owner, req, client, up, fromUp); err != nil {
+				p.logger.Debug("relay failed", "error", err)
+				return
 			}
-			return
-		}
-		if err := p.relay(req, client, up, fromUp); err != nil {
-			p.logger.Debug("relay failed", "error", err)
+		case <-gone:
 			return
 		}
 	}
 }
 
+// upstreamConn is a FerretDB connection that is not closed while a write runs on it: the write
+// lock is released only once FerretDB answered, else the next write to the collection could
+// run alongside this one.
+type upstreamConn struct {
+	net.Conn
+	mu      sync.Mutex
+	writing bool
+	closed  bool
+}
+
+var errClientGone = errors.New("client went away")
+
+// beginWrite marks a write as under way; false once the connection is closed.
+func (u *upstreamConn) beginWrite() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return false
+	}
+	u.writing = true
+	return true
+}
+
+func (u *upstreamConn) endWrite() {
+	u.mu.Lock()
+	u.writing = false
+	u.mu.Unlock()
+}
+
+// closeUnlessWriting closes the connection, unless a write is under way (serve closes it when
+// that write is answered).
+func (u *upstreamConn) closeUnlessWriting() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if !u.writing {
+		u.closed = true
+		u.Conn.Close()
+	}
+}
+
 // relay sends one request upstream and copies its reply (or replies) back to the client,
 // holding the write lock from sending the request to receiving the reply.
-func (p *proxy) relay(req []byte, client, up net.Conn, fromUp *bufio.Reader) error {
+func (p *proxy) relay(owner *session, req []byte, client net.Conn, up *upstreamConn, fromUp *bufio.Reader) error {
 	if db, coll, ok := writeTarget(req); ok {
 		defer p.lock(db, coll)()
+		if !up.beginWrite() {
+			return errClientGone
+		}
+		defer up.endWrite()
 	}
+	getMoreID := p.cursors.requestSeen(req)
 	if _, err := up.Write(req); err != nil {
+		p.cursors.replySeen(owner, getMoreID, nil)
 		return err
 	}
 	if !expectsReply(req) {
@@ -237,11 +335,13 @@ func (p *proxy) relay(req []byte, client, up net.Conn, fromUp *bufio.Reader) err
 	for {
 		reply, err := readMessage(fromUp)
 		if err != nil {
+			p.cursors.replySeen(owner, getMoreID, nil)
 			return err
 		}
 		// A client that went away must not stop us reading the reply: the lock is held until then.
 		_, werr := client.Write(reply)
 		if !moreToCome(reply) {
+			p.cursors.replySeen(owner, getMoreID, reply)
 			return werr
 		}
 	}
@@ -269,7 +369,7 @@ func readMessage(r *bufio.Reader) ([]byte, error) {
 func opCode(msg []byte) int32 { return int32(binary.LittleEndian.Uint32(msg[12:16])) }
 
 func msgFlags(msg []byte) uint32 {
-	if opCode(msg) != opMsg || len(msg) < headerLen+4 {
+	if len(msg) < headerLen+4 || opCode(msg) != opMsg {
 		return 0
 	}
 	return binary.LittleEndian.Uint32(msg[16:20])
@@ -312,7 +412,7 @@ func writeTarget(msg []byte) (db, coll string, ok bool) {
 
 // msgBody returns the kind-0 section of an OP_MSG, or nil.
 func msgBody(msg []byte) bson.Raw {
-	if opCode(msg) != opMsg || len(msg) < headerLen+5 {
+	if len(msg) < headerLen+5 || opCode(msg) != opMsg {
 		return nil
 	}
 	end := len(msg)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -143,4 +144,19 @@ func redactURL(raw string) string {
 		return "(unparsable URL)"
 	}
 	return u.Redacted()
+}
+
+// poolSize is the number of PostgreSQL connections FerretDB pools for a database URL: its
+// pool_max_conns, else FerretDB's default of 50 (internal/backends/postgresql/metadata/pool).
+func poolSize(raw string) int {
+	const ferretDBDefault = 50
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ferretDBDefault
+	}
+	n, err := strconv.Atoi(u.Query().Get("pool_max_conns"))
+	if err != nil || n <= 0 {
+		return ferretDBDefault
+	}
+	return n
 }

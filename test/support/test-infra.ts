@@ -33,10 +33,18 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** The first port of `count` consecutive free ports, from a random starting point. */
-export async function freePortBlock(count: number): Promise<number> {
+/**
+ * The first port of `count` consecutive free ports, from a random starting point (within `range`
+ * when given, for a process that keeps state per port, so that runs reuse a few).
+ */
+export async function freePortBlock(
+  count: number,
+  range?: { from: number; count: number },
+): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 2_000) * 10;
+    const base = range
+      ? range.from + Math.floor(Math.random() * (range.count - count + 1))
+      : 20_000 + Math.floor(Math.random() * 2_000) * 10;
     const checks = await Promise.all(Array.from({ length: count }, (_, i) => portIsFree(base + i)));
     if (checks.every(Boolean)) return base;
   }
