@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { HTTP_URL } from './url-pattern';
-import { PhoneSchema, PositiveIntegerSchema, positiveIntegerUpTo } from './contacts-api';
+import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
+import { PageMetaSchema, pageQuery } from './paging';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
@@ -68,6 +69,26 @@ export const ButtonsInputSchema = listInput(
   message: 'button titles must be unique',
 });
 
+export const FRAME_NEEDS_BUTTONS =
+  'only with buttons: the provider shows a header and a footer on reply-button messages, ' +
+  'never on a text or an image';
+
+/**
+ * The Cloud API has a header and a footer only on interactive messages (a text or an image has
+ * neither), so a header or footer without buttons is refused rather than dropped without a word.
+ */
+export function refuseFramesWithoutButtons(
+  message: { header?: unknown; footer?: unknown; buttons?: unknown[] | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (message.buttons && message.buttons.length > 0) return;
+  for (const field of ['header', 'footer'] as const) {
+    if (message[field] !== undefined && message[field] !== null && message[field] !== '') {
+      ctx.addIssue({ code: 'custom', path: [field], message: FRAME_NEEDS_BUTTONS });
+    }
+  }
+}
+
 /** Spec §4.3 `sendMessageToPhoneNumber`. */
 export const SendMessageRequestSchema = z.object({
   phone: PhoneSchema,
@@ -82,7 +103,9 @@ export const SendMessageRequestSchema = z.object({
   image: MediaUrlSchema.optional().describe(
     'Image URL: sent as an image with the message as caption, or as the header of a button message.',
   ),
-});
+})
+  .meta({ dependentRequired: { header: ['buttons'], footer: ['buttons'] } })
+  .superRefine(refuseFramesWithoutButtons);
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 
 const TemplateComponentsSchema = listInput(
@@ -159,11 +182,16 @@ export const StatusTimesSchema = z.object({
 });
 export type StatusTimes = z.infer<typeof StatusTimesSchema>;
 
+/** A message as the spec's data model and events name it; `id` and `wamid` are older names. */
 export const MessageViewSchema = z.object({
-  id: z.number().int().positive(),
+  message_id: z.number().int().positive(),
   /** The provider's id; null until the provider has accepted an outbound message. */
-  wamid: z.string().nullable(),
+  message_wamid: z.string().nullable(),
   contact_id: z.number().int().positive(),
+  /** Same as message_id (the name listings used first). */
+  id: z.number().int().positive(),
+  /** Same as message_wamid (the name listings used first). */
+  wamid: z.string().nullable(),
   phone: z.string(),
   direction: z.enum(MESSAGE_DIRECTIONS),
   /** The provider's message type: text, image, interactive, template, reaction… */
@@ -199,29 +227,31 @@ export const MessageStatusResponseSchema = successResponse({
 });
 export type MessageStatusResponse = z.infer<typeof MessageStatusResponseSchema>;
 
-const pageLimit = () =>
-  positiveIntegerUpTo(MAX_MESSAGES_PER_PAGE).optional().default(DEFAULT_MESSAGES_PER_PAGE);
+const messagePages = () =>
+  pageQuery({ max: MAX_MESSAGES_PER_PAGE, defaultPerPage: DEFAULT_MESSAGES_PER_PAGE });
+const NEXT_BEFORE_ID =
+  'The older cursor: pass as `before_id` for the next (older) page; null on the last page.';
 
 export const GetMessagesQuerySchema = z.object({
   contact_id: PositiveIntegerSchema,
-  limit: pageLimit().describe(`At most ${MAX_MESSAGES_PER_PAGE}; default 20.`),
+  ...messagePages(),
   before_id: PositiveIntegerSchema.optional().describe(
-    'Cursor: only messages with a smaller id (pass the previous page’s next_before_id).',
+    'Only messages with a smaller id (the older cursor; pages then count from it).',
   ),
 });
 export type GetMessagesQuery = z.infer<typeof GetMessagesQuerySchema>;
 
 export const MessagesResponseSchema = successResponse({
   messages: z.array(MessageViewSchema),
-  /** Pass as `before_id` for the next (older) page; null when this page was the last. */
-  next_before_id: z.number().int().positive().nullable(),
+  meta: PageMetaSchema,
+  next_before_id: z.number().int().positive().nullable().describe(NEXT_BEFORE_ID),
 });
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
 
 export const GetConversationsQuerySchema = z.object({
-  limit: pageLimit().describe(`At most ${MAX_MESSAGES_PER_PAGE}; default 20.`),
+  ...messagePages(),
   before_id: PositiveIntegerSchema.optional().describe(
-    'Cursor: only conversations whose last message id is smaller (the previous page’s next_before_id).',
+    'Only conversations whose last message id is smaller (the older cursor; pages then count from it).',
   ),
 });
 export type GetConversationsQuery = z.infer<typeof GetConversationsQuerySchema>;
@@ -239,7 +269,8 @@ export type Conversation = z.infer<typeof ConversationSchema>;
 
 export const ConversationsResponseSchema = successResponse({
   conversations: z.array(ConversationSchema),
-  next_before_id: z.number().int().positive().nullable(),
+  meta: PageMetaSchema,
+  next_before_id: z.number().int().positive().nullable().describe(NEXT_BEFORE_ID),
 });
 export type ConversationsResponse = z.infer<typeof ConversationsResponseSchema>;
 
@@ -280,8 +311,9 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Send a text, image or reply-buttons message',
     description:
       'With `buttons`: an interactive message (`header` text or `image` as its header, `footer`). ' +
-      'Without buttons and with `image`: an image with `message` as caption. Otherwise a text ' +
-      '(header and footer do not apply).' +
+      'Without buttons and with `image`: an image with `message` as caption. Otherwise a text. ' +
+      'The provider has a header and a footer only on button messages, so `header` or `footer` ' +
+      'without `buttons` is refused (422 naming the field).' +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMessageRequestSchema },

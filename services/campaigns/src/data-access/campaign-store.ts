@@ -127,11 +127,18 @@ export function createCampaignStore(db: Connection) {
       return Campaigns.findById(String(id)).lean<StoredCampaign>().exec();
     },
 
-    list(company_id: number, type?: CampaignType): Promise<StoredCampaign[]> {
-      return Campaigns.find({ company_id, ...(type ? { type } : {}) })
-        .sort({ id: 1 })
-        .lean<StoredCampaign[]>()
-        .exec();
+    list(
+      company_id: number,
+      type?: CampaignType,
+      page?: { skip: number; per_page: number },
+    ): Promise<StoredCampaign[]> {
+      const query = Campaigns.find({ company_id, ...(type ? { type } : {}) }).sort({ id: 1 });
+      if (page) query.skip(page.skip).limit(page.per_page);
+      return query.lean<StoredCampaign[]>().exec();
+    },
+
+    count(company_id: number, type?: CampaignType): Promise<number> {
+      return Campaigns.countDocuments({ company_id, ...(type ? { type } : {}) }).exec();
     },
 
     /** Active bot campaigns of an organization (automated replies match their keywords). */
