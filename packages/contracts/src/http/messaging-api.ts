@@ -387,8 +387,10 @@ export const MESSAGING_OPERATIONS = [
     operationId: 'accountStatus',
     summary: 'Connection state, account status, quality rating and messaging tier',
     description:
-      'Asked of the provider each time; when it cannot be reached the answer is still 200, with ' +
-      '`connection_state: "disconnected"` and the reason in `error`.',
+      'Asked of the provider (answers kept 30 s); when it cannot be reached the answer is still ' +
+      '200, with `connection_state: "disconnected"` and the reason in `error`. An account ' +
+      'decision the provider announces (the `account_status_updated` event: a review, a ban, a ' +
+      'restriction) shows in `account_status` at once.',
     responses: { 200: AccountStatusResponseSchema },
   }),
 ];

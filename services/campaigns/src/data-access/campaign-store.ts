@@ -157,7 +157,9 @@ export function createCampaignStore(db: Connection) {
       expect: Record<string, unknown>,
       changes: CampaignChanges,
       events: BrokerEvent[] = [],
-      inc: Partial<Record<'sent' | 'delivered' | 'read' | 'failed' | 'settled', number>> = {},
+      inc: Partial<
+        Record<'sent' | 'delivered' | 'read' | 'failed' | 'settled' | 'total_contacts', number>
+      > = {},
     ): Promise<boolean> {
       const outbox = addToOutbox(events);
       const result = await Campaigns.updateOne(
@@ -202,9 +204,10 @@ export function createCampaignStore(db: Connection) {
         .exec();
     },
 
-    /** Started campaigns whose messages are not all handed to messaging yet. */
+    /** Started regular campaigns whose messages are not all handed to messaging yet (an API
+     * campaign in use is started too, but has no audience to hand over). */
     undispatched(limit: number): Promise<StoredCampaign[]> {
-      return Campaigns.find({ status: 'started', dispatch_done: false })
+      return Campaigns.find({ status: 'started', type: 'regular', dispatch_done: false })
         .limit(limit)
         .lean<StoredCampaign[]>()
         .exec();
@@ -214,6 +217,7 @@ export function createCampaignStore(db: Connection) {
     stalled(before: Date, limit: number): Promise<StoredCampaign[]> {
       return Campaigns.find({
         status: 'started',
+        type: 'regular',
         dispatch_done: true,
         updated_at: op({ $lt: before }),
       })
