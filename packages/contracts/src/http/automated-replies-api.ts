@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { BooleanInputSchema, PositiveIntegerSchema } from './contacts-api';
 import { PageMetaSchema, pageQuery } from './paging';
-import { ButtonsInputSchema, ReplyButtonSchema, SendMessageRequestSchema } from './messaging-api';
+import { ButtonsInputSchema, ReplyButtonSchema, SendMessageFieldsSchema } from './messaging-api';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
@@ -38,7 +38,7 @@ export const TriggersInputSchema = listInput(
     }),
 );
 
-const ReplyContentShape = SendMessageRequestSchema.omit({ phone: true }).shape;
+const ReplyContentShape = SendMessageFieldsSchema.omit({ phone: true }).shape;
 
 const nextReplyId = z
   .union([PositiveIntegerSchema, z.null()])

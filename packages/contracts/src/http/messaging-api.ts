@@ -89,8 +89,8 @@ export function refuseFramesWithoutButtons(
   }
 }
 
-/** Spec §4.3 `sendMessageToPhoneNumber`. */
-export const SendMessageRequestSchema = z.object({
+/** The fields of a message as `sendMessageToPhoneNumber` takes them (replies reuse them). */
+export const SendMessageFieldsSchema = z.object({
   phone: PhoneSchema,
   message: text(MESSAGE_LIMITS.text).describe(
     'The text; at most 1024 characters with buttons or an image (then it is the body or caption).',
@@ -103,9 +103,12 @@ export const SendMessageRequestSchema = z.object({
   image: MediaUrlSchema.optional().describe(
     'Image URL: sent as an image with the message as caption, or as the header of a button message.',
   ),
-})
-  .meta({ dependentRequired: { header: ['buttons'], footer: ['buttons'] } })
-  .superRefine(refuseFramesWithoutButtons);
+});
+
+/** Spec §4.3 `sendMessageToPhoneNumber`. */
+export const SendMessageRequestSchema = SendMessageFieldsSchema.meta({
+  dependentRequired: { header: ['buttons'], footer: ['buttons'] },
+}).superRefine(refuseFramesWithoutButtons);
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 
 const TemplateComponentsSchema = listInput(
@@ -337,6 +340,7 @@ export const MESSAGING_OPERATIONS = [
     method: 'post',
     ...MESSAGE_OPERATION,
     path: '/api/svc/sendmedia',
+    fileField: 'file',
     operationId: 'sendmedia',
     summary: 'Send an image, document, video or audio',
     description:

@@ -340,6 +340,7 @@ export const TEMPLATE_OPERATIONS = [
     method: 'post',
     ...TEMPLATE_OPERATION,
     path: '/api/svc/uploadTemplateMedia',
+    fileField: 'file',
     operationId: 'uploadTemplateMedia',
     summary: 'Upload an image, video or PDF for a template header example',
     description:

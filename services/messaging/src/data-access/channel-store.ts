@@ -165,10 +165,10 @@ export function createChannelStore(db: Connection, box: SecretBox) {
       const result = await Channels.updateOne(
         {
           company_id,
-          $or: mongoose.trusted([
-            { account_notice: { $exists: false } },
-            { 'account_notice.at': { $lte: notice.at } },
-          ]),
+          $or: [
+            { account_notice: mongoose.trusted({ $exists: false }) },
+            { 'account_notice.at': mongoose.trusted({ $lte: notice.at }) },
+          ],
         },
         { $set: { account_notice: notice } },
       );
