@@ -345,7 +345,8 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Send an image, document, video or audio',
     description:
       'By `url` (JSON or form), or as `multipart/form-data` with the file in field `file` ' +
-      '(uploaded to the provider first; the token then goes in the query or as a bearer). ' +
+      '(uploaded to the provider first; the token as a form field before the file, in the query ' +
+      'or as a bearer). ' +
       'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, documents ≤ 16 MB here.' +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,

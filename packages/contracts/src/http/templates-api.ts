@@ -344,7 +344,8 @@ export const TEMPLATE_OPERATIONS = [
     operationId: 'uploadTemplateMedia',
     summary: 'Upload an image, video or PDF for a template header example',
     description:
-      'As `multipart/form-data` with field `file`, or by `url`. JPEG/PNG ≤ 5 MB, MP4/3GPP ≤ 16 MB, ' +
+      'As `multipart/form-data` with field `file` (the token may be a field of the form, before ' +
+      'the file), or by `url`. JPEG/PNG ≤ 5 MB, MP4/3GPP ≤ 16 MB, ' +
       'PDF ≤ 100 MB (this service accepts up to its own body limit).',
     request: { body: UploadTemplateMediaRequestSchema },
     responses: { 200: UploadTemplateMediaResponseSchema },
