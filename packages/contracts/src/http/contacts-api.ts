@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { defineOperation } from './operation';
-import { PositiveIntegerSchema, positiveIntegerUpTo } from './integers';
+import { PositiveIntegerSchema } from './integers';
 import { PageMetaSchema, pageQuery } from './paging';
 
 // Inputs arrive as JSON or as form fields and query strings (all strings), so scalars accept both.

@@ -19,6 +19,7 @@ import {
   type MessagingSystem,
   type Organization,
 } from '../support/messaging-harness';
+import type { LooseJson } from '../../../../test/support/test-infra';
 
 // The spec's wire details, each read from its text and checked through the gateway as a client
 // written from the spec alone would meet them.
@@ -96,7 +97,7 @@ async function postForm(operation: string, form: FormData) {
     method: 'POST',
     body: form,
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as LooseJson };
 }
 
 describe('spec §5.1: POST carries the token in the body, multipart forms included', () => {
@@ -270,7 +271,7 @@ describe('one paging convention for every list, and header/footer as the provide
   test('when the OpenAPI document is read, then every list operation takes page, per_page and limit and answers meta', () => {
     const document = buildOpenApiDocument();
     const lists = Object.entries(document.paths).flatMap(([path, operations]) => {
-      const get = (operations as Record<string, any>).get;
+      const get = (operations as LooseJson).get;
       const schema = get?.responses?.['200']?.content?.['application/json']?.schema;
       const listKey = Object.entries(schema?.properties ?? {}).find(
         ([key, value]) => key !== 'history' && (value as { type?: string }).type === 'array',
@@ -343,14 +344,14 @@ describe('one paging convention for every list, and header/footer as the provide
         const answer = await pagesOrg.api.get(operation, { ...filter, page, per_page: 2 });
         expect({ operation, status: answer.status }).toEqual({ operation, status: 200 });
         parse(answer.body);
-        ids.push(...answer.body[key].map((item: any) => item.id ?? item.contact_id));
+        ids.push(...answer.body[key].map((item: LooseJson) => item.id ?? item.contact_id));
         expect(answer.body.meta).toMatchObject({ page, per_page: 2, total: whole.meta.total });
         page = answer.body.meta.next_page;
         pages += 1;
       }
       expect({ operation, ids }).toEqual({
         operation,
-        ids: whole[key].map((item: any) => item.id ?? item.contact_id),
+        ids: whole[key].map((item: LooseJson) => item.id ?? item.contact_id),
       });
       expect(pages).toBe(Math.max(1, Math.ceil(whole.meta.total / 2)));
     }
