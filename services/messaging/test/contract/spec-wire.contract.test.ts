@@ -128,6 +128,24 @@ describe('spec §5.1: POST carries the token in the body, multipart forms includ
     expect(received.includes(Buffer.from(org.api.token))).toBe(false);
   });
 
+  test('when the token comes after more than 1 MiB of file, then 422 says to put it first; with the token first the same file streams through', async () => {
+    const form = new FormData();
+    const big = Buffer.alloc(3 * 1024 * 1024, 7);
+    form.append('file', new Blob([big], { type: 'image/jpeg' }), 'header.jpg');
+    form.append('token', org.api.token);
+    const refused = await postForm('uploadTemplateMedia', form);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/^token: not found in the form's first 1 MiB/);
+
+    // The same file with the token first streams through.
+    const first = new FormData();
+    first.append('token', org.api.token);
+    first.append('file', new Blob([big], { type: 'image/jpeg' }), 'header.jpg');
+    const uploaded = await postForm('uploadTemplateMedia', first);
+    expect(uploaded.status).toBe(200);
+    expect(uploaded.body.file_size).toBe(big.length);
+  });
+
   test('when a multipart form carries a wrong token, then the answer is the spec’s Invalid token', async () => {
     const form = new FormData();
     form.append('token', 'sb_not-a-token');
