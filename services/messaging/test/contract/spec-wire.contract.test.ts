@@ -155,7 +155,7 @@ describe('spec §5.1: POST carries the token in the body, multipart forms includ
     expect(refused.body).toMatchObject({ status: 'error', message: 'Invalid token' });
   });
 
-  test('when an operation without a file (makeContact) is posted as multipart with the token, then it is done', async () => {
+  test('when an operation without a file (makeContact) is posted as multipart with the token, then it is done; a file there is 422 and a form over 1 MiB 413', async () => {
     const form = new FormData();
     form.append('token', org.api.token);
     form.append('name', 'Form Client');
@@ -164,6 +164,17 @@ describe('spec §5.1: POST carries the token in the body, multipart forms includ
     const made = await postForm('makeContact', form);
     expect(made.status).toBe(201);
     expect(made.body.contact).toMatchObject({ name: 'Form Client', custom: { plan: 'gold' } });
+
+    form.append('photo', new Blob([PNG], { type: 'image/png' }), 'photo.png');
+    const withFile = await postForm('makeContact', form);
+    expect(withFile.status).toBe(422);
+    expect(withFile.body.message).toBe('photo: this operation takes no file');
+
+    const huge = new FormData();
+    huge.append('token', org.api.token);
+    huge.append('name', 'x'.repeat(2 * 1024 * 1024));
+    const tooLarge = await postForm('makeContact', huge);
+    expect(tooLarge.status).toBe(413);
   });
 });
 

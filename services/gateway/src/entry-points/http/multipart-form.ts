@@ -206,18 +206,33 @@ async function readFields(req: Request, boundary: string): Promise<Record<string
     },
     end: () => undefined,
   });
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Read by events, not by async iteration: a refusal must leave the request open for its
+  // answer (the server closes the connection after it), not destroy the socket first.
+  await new Promise<void>((resolve, reject) => {
+    const refuse = (error: unknown) => {
+      req.removeListener('data', take);
+      req.pause();
+      reject(error instanceof MalformedMultipartError ? malformed() : error);
+    };
+    const take = (chunk: Buffer) => {
       size += chunk.length;
       if (size > FORM_HOLD_BYTES) {
-        throw new AppError('payload_too_large', 'Request body is too large');
+        refuse(new AppError('payload_too_large', 'Request body is too large'));
+        return;
       }
-      parser.write(chunk);
-    }
-  } catch (error) {
-    if (error instanceof MalformedMultipartError) throw malformed();
-    throw error;
-  }
+      try {
+        parser.write(chunk);
+      } catch (error) {
+        refuse(error);
+      }
+    };
+    req.on('data', take);
+    req.once('end', resolve);
+    req.once('error', reject);
+    req.once('close', () => {
+      if (!req.complete) reject(new Error('the client closed the request early'));
+    });
+  });
   if (!parser.complete) throw malformed();
   return nestFields(fields);
 }
