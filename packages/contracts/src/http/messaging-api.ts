@@ -261,6 +261,9 @@ export type GetConversationsQuery = z.infer<typeof GetConversationsQuerySchema>;
 
 export const ConversationSchema = z.object({
   contact_id: z.number().int().positive(),
+  /** The last message's message_id and message_wamid, as the events name them. */
+  message_id: z.number().int().positive(),
+  message_wamid: z.string().nullable(),
   contact_name: z.string(),
   phone: z.string(),
   last_message: MessageViewSchema,

@@ -223,6 +223,10 @@ describe('spec §2.4: names of the data model', () => {
       (await org.api.get('getConversations')).body,
     );
     const mine = conversations.conversations.find((item) => item.contact_id === contact_id)!;
+    expect(mine).toMatchObject({
+      message_id: sent.body.message_id,
+      message_wamid: sent.body.message_wamid,
+    });
     expect(mine.last_message).toMatchObject({
       message_id: sent.body.message_id,
       message_wamid: sent.body.message_wamid,

@@ -207,11 +207,14 @@ async function readFields(req: Request, boundary: string): Promise<Record<string
     end: () => undefined,
   });
   // Read by events, not by async iteration: a refusal must leave the request open for its
-  // answer (the server closes the connection after it), not destroy the socket first.
+  // answer, not destroy the socket first.
   await new Promise<void>((resolve, reject) => {
     const refuse = (error: unknown) => {
+      // The rest of the body is dropped and the connection closed after the answer, so the
+      // client's next request never lands in the middle of this one's unread bytes.
       req.removeListener('data', take);
-      req.pause();
+      req.resume();
+      req.res?.setHeader('connection', 'close');
       reject(error instanceof MalformedMultipartError ? malformed() : error);
     };
     const take = (chunk: Buffer) => {

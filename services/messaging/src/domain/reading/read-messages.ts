@@ -105,12 +105,15 @@ export async function getConversations(
   const items = conversations.flatMap((conversation, index) => {
     const last = lastMessages[index];
     if (!last || last.company_id !== company_id) return [];
+    const lastMessage = presentMessage(last);
     return [
       {
         contact_id: conversation.contact_id,
+        message_id: lastMessage.message_id,
+        message_wamid: lastMessage.message_wamid,
         contact_name: names.get(conversation.contact_id) ?? conversation.contact_name,
         phone: conversation.phone,
-        last_message: presentMessage(last),
+        last_message: lastMessage,
         unread_count: conversation.unread_ids.length,
         updated_at: new Date(conversation.updated_at).toISOString(),
       },
