@@ -12,6 +12,11 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 export const INTERNAL_SECRET_HEADER = 'x-internal-secret';
 export const TRACEPARENT_HEADER = 'traceparent';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+/**
+ * Set by campaigns on an API campaign's send to messaging's own operation, so the message and its
+ * events carry the campaign; internal only (the gateway never forwards it from a client).
+ */
+export const CAMPAIGN_ID_HEADER = 'x-campaign-id';
 /** The provider's signature on inbound webhooks (ARCHITECTURE §8). */
 export const PROVIDER_SIGNATURE_HEADER = 'x-hub-signature-256';
 

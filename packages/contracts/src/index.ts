@@ -11,6 +11,7 @@ export * from './http/gateway-api';
 export * from './http/users-api';
 export * from './http/messaging-internal-api';
 export * from './provider-events';
+export * from './http/paging';
 export * from './http/contacts-api';
 export * from './http/contacts-internal-api';
 export * from './http/webhooks-api';

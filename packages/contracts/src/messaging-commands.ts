@@ -4,14 +4,14 @@ import { PhoneSchema } from './http/contacts-api';
 import {
   MediaTypeSchema,
   SendMediaRequestSchema,
-  SendMessageRequestSchema,
+  SendMessageFieldsSchema,
   SendTemplateRequestSchema,
 } from './http/messaging-api';
 import { PlanSchema } from './plans';
 
 /** What a `messaging.send` command sends: the same content the REST operations take. */
 export const SendContentSchema = z.discriminatedUnion('type', [
-  SendMessageRequestSchema.omit({ phone: true }).extend({ type: z.literal('text') }),
+  SendMessageFieldsSchema.omit({ phone: true }).extend({ type: z.literal('text') }),
   SendTemplateRequestSchema.omit({ phone: true }).extend({ type: z.literal('template') }),
   SendMediaRequestSchema.omit({ phone: true, type: true, url: true }).extend({
     type: z.literal('media'),

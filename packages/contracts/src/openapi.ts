@@ -103,6 +103,28 @@ function jsonContent(schema: JsonSchema) {
   return { 'application/json': { schema } };
 }
 
+/** A file operation's form: its fields, the file, and the token a form may carry too. */
+function multipartContent(body: JsonSchema, fileField: string) {
+  const properties = (body.properties ?? {}) as Record<string, JsonSchema>;
+  return {
+    'multipart/form-data': {
+      schema: {
+        ...body,
+        properties: {
+          ...properties,
+          [fileField]: { type: 'string', format: 'binary', description: 'The file itself.' },
+          token: {
+            type: 'string',
+            description:
+              'The API token, when not sent as a bearer or in the query; best before the file ' +
+              '(at most 1 MiB of the form is held while it is looked for). Never passed on.',
+          },
+        },
+      },
+    },
+  };
+}
+
 function parameters(operation: Operation): unknown[] {
   const placeholders = [...operation.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
   const path = operation.request?.params
@@ -164,7 +186,17 @@ function describeOperation(operation: Operation) {
     tags: [...operation.tags],
     security: SECURITY[operation.auth],
     parameters: parameters(operation),
-    ...(body ? { requestBody: { required: bodyRequired, content: jsonContent(body) } } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: bodyRequired,
+            content: {
+              ...jsonContent(body),
+              ...(operation.fileField ? multipartContent(body, operation.fileField) : {}),
+            },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -188,7 +220,11 @@ export function buildOpenApiDocument(
         'Business messaging on the WhatsApp Business Cloud API. Every error answers ' +
         '`{status: "error", message, code}` with a real HTTP status. No text, in a query or a ' +
         'body, may hold U+0000 or an unpaired surrogate, and bodies nest at most 32 levels: ' +
-        'such input is refused with 422 naming the field.',
+        'such input is refused with 422 naming the field. Every list pages the same way: ' +
+        '`page` (from 1) and `per_page` (`limit` is its older name), and the answer’s `meta` ' +
+        '`{total, page, per_page, next_page}`; ask again with `page=next_page` until it is null. ' +
+        'Lists the spec describes as whole (contacts, groups, templates, campaigns, webhooks) ' +
+        'answer every item as one page when neither is given.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
@@ -203,7 +239,9 @@ export function buildOpenApiDocument(
           name: 'token',
           description:
             'The organization API token (spec §5.1). GET sends it as the `token` query ' +
-            'parameter; POST, PUT and DELETE may send it as the `token` field of the JSON body.',
+            'parameter; POST, PUT and DELETE may send it as the `token` field of the body, ' +
+            'JSON, urlencoded form or multipart/form-data alike (in a form with a file, before the ' +
+            'file). It is never passed on to the service behind the gateway.',
         },
         tokenBearer: {
           type: 'http',

@@ -133,7 +133,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         logger,
       };
       const accountStatus = createAccountStatusReader(
-        { channels: directory, cloudApi },
+        { channels: directory, cloudApi, notices: channels },
         config.ACCOUNT_STATUS_CACHE_MS,
       );
       let templateSync: PeriodicJob | undefined;

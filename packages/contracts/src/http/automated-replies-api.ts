@@ -1,12 +1,8 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
-import {
-  BooleanInputSchema,
-  PageMetaSchema,
-  PositiveIntegerSchema,
-  positiveIntegerUpTo,
-} from './contacts-api';
-import { ButtonsInputSchema, ReplyButtonSchema, SendMessageRequestSchema } from './messaging-api';
+import { BooleanInputSchema, PositiveIntegerSchema } from './contacts-api';
+import { PageMetaSchema, pageQuery } from './paging';
+import { ButtonsInputSchema, ReplyButtonSchema, SendMessageFieldsSchema } from './messaging-api';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
@@ -42,7 +38,7 @@ export const TriggersInputSchema = listInput(
     }),
 );
 
-const ReplyContentShape = SendMessageRequestSchema.omit({ phone: true }).shape;
+const ReplyContentShape = SendMessageFieldsSchema.omit({ phone: true }).shape;
 
 const nextReplyId = z
   .union([PositiveIntegerSchema, z.null()])
@@ -116,10 +112,7 @@ export const AutomatedReplyIdRequestSchema = z.object({ id: PositiveIntegerSchem
 
 export const GetAutomatedRepliesQuerySchema = z.object({
   kind: AutomatedReplyKindSchema.optional().describe('Only replies of this kind.'),
-  page: PositiveIntegerSchema.optional().describe('Page number, from 1 (default 1).'),
-  per_page: positiveIntegerUpTo(MAX_REPLIES_PER_PAGE)
-    .optional()
-    .describe(`Replies per page, at most ${MAX_REPLIES_PER_PAGE} (default 100).`),
+  ...pageQuery({ max: MAX_REPLIES_PER_PAGE, defaultPerPage: DEFAULT_REPLIES_PER_PAGE }),
 });
 export type GetAutomatedRepliesQuery = z.infer<typeof GetAutomatedRepliesQuerySchema>;
 

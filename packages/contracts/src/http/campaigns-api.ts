@@ -5,8 +5,10 @@ import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
 import { AudienceSchema } from './contacts-internal-api';
 import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
+import { PageMetaSchema, pageQuery } from './paging';
 import { TemplateLanguageSchema, TemplateNameSchema } from './templates-api';
 import { listInput } from './list-input';
+import { refuseFramesWithoutButtons } from './messaging-api';
 
 // Campaigns (spec §4.3 `getCampaigns`, `sendcampaigns`, `sendCampaignMessageToPhoneNumber`;
 // issue 7). Beyond the spec's table campaigns are created, read, canceled and deleted over the
@@ -77,7 +79,9 @@ export const CampaignMessageSchema = z.discriminatedUnion(
         .url({ protocol: /^https?$/ })
         .regex(HTTP_URL)
         .optional(),
-    }),
+    })
+      .meta({ dependentRequired: { header: ['buttons'], footer: ['buttons'] } })
+      .superRefine(refuseFramesWithoutButtons),
     z
       .object({
         type: z.literal('template'),
@@ -202,8 +206,15 @@ export type CampaignView = z.infer<typeof CampaignViewSchema>;
 export const CampaignResponseSchema = successResponse({ campaign: CampaignViewSchema });
 export type CampaignResponse = z.infer<typeof CampaignResponseSchema>;
 
-export const GetCampaignsQuerySchema = z.object({ type: CampaignTypeSchema.optional() });
-export const CampaignsResponseSchema = successResponse({ campaigns: z.array(CampaignViewSchema) });
+export const MAX_CAMPAIGNS_PER_PAGE = 1000;
+export const GetCampaignsQuerySchema = z.object({
+  type: CampaignTypeSchema.optional(),
+  ...pageQuery({ max: MAX_CAMPAIGNS_PER_PAGE }),
+});
+export const CampaignsResponseSchema = successResponse({
+  campaigns: z.array(CampaignViewSchema),
+  meta: PageMetaSchema,
+});
 export type CampaignsResponse = z.infer<typeof CampaignsResponseSchema>;
 
 export const CampaignIdRequestSchema = z.object({ id: PositiveIntegerSchema });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { defineOperation } from './operation';
+import { PositiveIntegerSchema } from './integers';
+import { PageMetaSchema, pageQuery } from './paging';
 
 // Inputs arrive as JSON or as form fields and query strings (all strings), so scalars accept both.
 // Every message names what is expected; parseInput prefixes it with the field's path.
@@ -43,68 +45,11 @@ export const PhoneSchema = z
   )
   .transform((value) => normalizePhone(String(value))!);
 
-const POSITIVE_INTEGER = 'must be a positive integer';
-
-/** Ids and counts stay within 15 digits, where a JSON number is still exact. */
-export const MAX_POSITIVE_INTEGER = 999_999_999_999_999;
-
-/** A positive integer, as a JSON number or a decimal string (what forms and queries send). */
-export const PositiveIntegerSchema = z
-  .union(
-    [
-      z
-        .number()
-        .int({ error: POSITIVE_INTEGER })
-        .min(1, { error: POSITIVE_INTEGER })
-        .max(MAX_POSITIVE_INTEGER, { error: 'is too large' }),
-      z
-        .string()
-        .regex(/^0*[1-9][0-9]{0,14}$/, { error: POSITIVE_INTEGER })
-        .transform(Number),
-    ],
-    { error: POSITIVE_INTEGER },
-  )
-  .pipe(z.number());
-
-/** Decimal text of 1..max (leading zeros allowed), spelled as a pattern the document can carry. */
-function upToPattern(max: number): RegExp {
-  const digits = String(max);
-  const parts = digits.length > 1 ? [`[1-9][0-9]{0,${digits.length - 2}}`] : [];
-  for (let i = 0; i < digits.length; i += 1) {
-    const low = i === 0 ? 1 : 0;
-    const digit = Number(digits[i]);
-    if (digit > low) {
-      parts.push(`${digits.slice(0, i)}[${low}-${digit - 1}][0-9]{${digits.length - i - 1}}`);
-    }
-  }
-  parts.push(digits);
-  return new RegExp(`^0*(?:${parts.join('|')})$`);
-}
-
-/** A positive integer of at most `max` (a page size), with the bound in the document too. */
-export function positiveIntegerUpTo(max: number) {
-  const tooLarge = `must be at most ${max}`;
-  return z
-    .union(
-      [
-        z
-          .number()
-          .int({ error: POSITIVE_INTEGER })
-          .min(1, { error: POSITIVE_INTEGER })
-          .max(max, { error: tooLarge }),
-        z
-          .string()
-          .regex(/^0*[1-9][0-9]{0,14}$/, { error: POSITIVE_INTEGER, abort: true })
-          .regex(upToPattern(max), { error: tooLarge })
-          .transform(Number),
-      ],
-      // The branch that got as far as the bound names it; anything else is not a positive integer.
-      {
-        error: (issue) => (JSON.stringify(issue).includes(tooLarge) ? tooLarge : POSITIVE_INTEGER),
-      },
-    )
-    .pipe(z.number());
-}
+export {
+  MAX_POSITIVE_INTEGER,
+  PositiveIntegerSchema,
+  positiveIntegerUpTo,
+} from './integers';
 
 /** `true`/`false`/`1`/`0`, as JSON booleans or numbers, or as strings from forms and queries. */
 export const BooleanInputSchema = z
@@ -249,10 +194,7 @@ export const GroupRefsInputSchema = z
 // Requests. Unknown fields are ignored (ARCHITECTURE §3).
 
 export const GetContactsQuerySchema = z.object({
-  page: PositiveIntegerSchema.optional().describe('Page number, from 1; enables paging.'),
-  per_page: positiveIntegerUpTo(MAX_PER_PAGE)
-    .optional()
-    .describe(`Contacts per page, at most ${MAX_PER_PAGE} (default 100); enables paging.`),
+  ...pageQuery({ max: MAX_PER_PAGE }),
   group_id: PositiveIntegerSchema.optional().describe('Only members of this group.'),
   search: z
     .string({ error: 'must be a string' })
@@ -323,6 +265,7 @@ export const GetGroupsQuerySchema = z.object({
     .pipe(z.enum(['yes', 'no', 'true', 'false', '1', '0'], { error: 'must be yes or no' }))
     .optional()
     .describe('`yes` embeds the members of each group.'),
+  ...pageQuery({ max: MAX_PER_PAGE }),
 });
 export type GetGroupsQuery = z.infer<typeof GetGroupsQuerySchema>;
 
@@ -367,23 +310,19 @@ export const GroupSchema = z.object({
 });
 export type Group = z.infer<typeof GroupSchema>;
 
-export const PageMetaSchema = z.object({
-  total: z.number().int().nonnegative(),
-  page: id(),
-  per_page: id(),
-});
-export type PageMeta = z.infer<typeof PageMetaSchema>;
-
 export const ContactsResponseSchema = successResponse({
   contacts: z.array(ContactSchema),
-  meta: PageMetaSchema.optional().describe('Present when page or per_page was given.'),
+  meta: PageMetaSchema,
 });
 export type ContactsResponse = z.infer<typeof ContactsResponseSchema>;
 
 export const ContactResponseSchema = successResponse({ contact: ContactSchema });
 export type ContactResponse = z.infer<typeof ContactResponseSchema>;
 
-export const GroupsResponseSchema = successResponse({ groups: z.array(GroupSchema) });
+export const GroupsResponseSchema = successResponse({
+  groups: z.array(GroupSchema),
+  meta: PageMetaSchema,
+});
 export type GroupsResponse = z.infer<typeof GroupsResponseSchema>;
 
 export const GroupResponseSchema = successResponse({ group: GroupSchema });
@@ -410,7 +349,7 @@ export const CONTACTS_OPERATIONS = [
     summary: 'List the contacts of the organization',
     description:
       'Without page or per_page every contact is returned (streamed, oldest first). With them, ' +
-      'one page and `meta: {total, page, per_page}`.',
+      `one page of at most per_page (default ${DEFAULT_PER_PAGE}). \`meta\` says how to get the next page.`,
     request: { query: GetContactsQuerySchema },
     responses: { 200: ContactsResponseSchema },
   }),

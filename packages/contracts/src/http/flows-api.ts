@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { CampaignMessageSchema, VariableSourceSchema } from './campaigns-api';
-import {
-  GroupNameSchema,
-  PageMetaSchema,
-  PositiveIntegerSchema,
-  positiveIntegerUpTo,
-  BooleanInputSchema,
-} from './contacts-api';
+import { GroupNameSchema, PositiveIntegerSchema, BooleanInputSchema } from './contacts-api';
+import { PageMetaSchema, pageQuery } from './paging';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
@@ -246,9 +241,9 @@ export type UpdateFlowRequest = z.infer<typeof UpdateFlowRequestSchema>;
 export const FlowIdRequestSchema = z.object({ id: PositiveIntegerSchema });
 
 export const MAX_FLOWS_PER_PAGE = 100;
+export const DEFAULT_FLOWS_PER_PAGE = 20;
 export const GetFlowsQuerySchema = z.object({
-  page: PositiveIntegerSchema.default(1),
-  per_page: positiveIntegerUpTo(MAX_FLOWS_PER_PAGE).default(20),
+  ...pageQuery({ max: MAX_FLOWS_PER_PAGE, defaultPerPage: DEFAULT_FLOWS_PER_PAGE }),
 });
 export type GetFlowsQuery = z.infer<typeof GetFlowsQuerySchema>;
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { HTTP_URL } from './url-pattern';
-import { PhoneSchema, PositiveIntegerSchema, positiveIntegerUpTo } from './contacts-api';
+import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
+import { PageMetaSchema, pageQuery } from './paging';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
@@ -68,8 +69,28 @@ export const ButtonsInputSchema = listInput(
   message: 'button titles must be unique',
 });
 
-/** Spec §4.3 `sendMessageToPhoneNumber`. */
-export const SendMessageRequestSchema = z.object({
+export const FRAME_NEEDS_BUTTONS =
+  'only with buttons: the provider shows a header and a footer on reply-button messages, ' +
+  'never on a text or an image';
+
+/**
+ * The Cloud API has a header and a footer only on interactive messages (a text or an image has
+ * neither), so a header or footer without buttons is refused rather than dropped without a word.
+ */
+export function refuseFramesWithoutButtons(
+  message: { header?: unknown; footer?: unknown; buttons?: unknown[] | null },
+  ctx: z.RefinementCtx,
+): void {
+  if (message.buttons && message.buttons.length > 0) return;
+  for (const field of ['header', 'footer'] as const) {
+    if (message[field] !== undefined && message[field] !== null && message[field] !== '') {
+      ctx.addIssue({ code: 'custom', path: [field], message: FRAME_NEEDS_BUTTONS });
+    }
+  }
+}
+
+/** The fields of a message as `sendMessageToPhoneNumber` takes them (replies reuse them). */
+export const SendMessageFieldsSchema = z.object({
   phone: PhoneSchema,
   message: text(MESSAGE_LIMITS.text).describe(
     'The text; at most 1024 characters with buttons or an image (then it is the body or caption).',
@@ -83,6 +104,11 @@ export const SendMessageRequestSchema = z.object({
     'Image URL: sent as an image with the message as caption, or as the header of a button message.',
   ),
 });
+
+/** Spec §4.3 `sendMessageToPhoneNumber`. */
+export const SendMessageRequestSchema = SendMessageFieldsSchema.meta({
+  dependentRequired: { header: ['buttons'], footer: ['buttons'] },
+}).superRefine(refuseFramesWithoutButtons);
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 
 const TemplateComponentsSchema = listInput(
@@ -159,11 +185,16 @@ export const StatusTimesSchema = z.object({
 });
 export type StatusTimes = z.infer<typeof StatusTimesSchema>;
 
+/** A message as the spec's data model and events name it; `id` and `wamid` are older names. */
 export const MessageViewSchema = z.object({
-  id: z.number().int().positive(),
+  message_id: z.number().int().positive(),
   /** The provider's id; null until the provider has accepted an outbound message. */
-  wamid: z.string().nullable(),
+  message_wamid: z.string().nullable(),
   contact_id: z.number().int().positive(),
+  /** Same as message_id (the name listings used first). */
+  id: z.number().int().positive(),
+  /** Same as message_wamid (the name listings used first). */
+  wamid: z.string().nullable(),
   phone: z.string(),
   direction: z.enum(MESSAGE_DIRECTIONS),
   /** The provider's message type: text, image, interactive, template, reaction… */
@@ -199,35 +230,40 @@ export const MessageStatusResponseSchema = successResponse({
 });
 export type MessageStatusResponse = z.infer<typeof MessageStatusResponseSchema>;
 
-const pageLimit = () =>
-  positiveIntegerUpTo(MAX_MESSAGES_PER_PAGE).optional().default(DEFAULT_MESSAGES_PER_PAGE);
+const messagePages = () =>
+  pageQuery({ max: MAX_MESSAGES_PER_PAGE, defaultPerPage: DEFAULT_MESSAGES_PER_PAGE });
+const NEXT_BEFORE_ID =
+  'The older cursor: pass as `before_id` for the next (older) page; null on the last page.';
 
 export const GetMessagesQuerySchema = z.object({
   contact_id: PositiveIntegerSchema,
-  limit: pageLimit().describe(`At most ${MAX_MESSAGES_PER_PAGE}; default 20.`),
+  ...messagePages(),
   before_id: PositiveIntegerSchema.optional().describe(
-    'Cursor: only messages with a smaller id (pass the previous page’s next_before_id).',
+    'Only messages with a smaller id (the older cursor; pages then count from it).',
   ),
 });
 export type GetMessagesQuery = z.infer<typeof GetMessagesQuerySchema>;
 
 export const MessagesResponseSchema = successResponse({
   messages: z.array(MessageViewSchema),
-  /** Pass as `before_id` for the next (older) page; null when this page was the last. */
-  next_before_id: z.number().int().positive().nullable(),
+  meta: PageMetaSchema,
+  next_before_id: z.number().int().positive().nullable().describe(NEXT_BEFORE_ID),
 });
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
 
 export const GetConversationsQuerySchema = z.object({
-  limit: pageLimit().describe(`At most ${MAX_MESSAGES_PER_PAGE}; default 20.`),
+  ...messagePages(),
   before_id: PositiveIntegerSchema.optional().describe(
-    'Cursor: only conversations whose last message id is smaller (the previous page’s next_before_id).',
+    'Only conversations whose last message id is smaller (the older cursor; pages then count from it).',
   ),
 });
 export type GetConversationsQuery = z.infer<typeof GetConversationsQuerySchema>;
 
 export const ConversationSchema = z.object({
   contact_id: z.number().int().positive(),
+  /** The last message's message_id and message_wamid, as the events name them. */
+  message_id: z.number().int().positive(),
+  message_wamid: z.string().nullable(),
   contact_name: z.string(),
   phone: z.string(),
   last_message: MessageViewSchema,
@@ -239,7 +275,8 @@ export type Conversation = z.infer<typeof ConversationSchema>;
 
 export const ConversationsResponseSchema = successResponse({
   conversations: z.array(ConversationSchema),
-  next_before_id: z.number().int().positive().nullable(),
+  meta: PageMetaSchema,
+  next_before_id: z.number().int().positive().nullable().describe(NEXT_BEFORE_ID),
 });
 export type ConversationsResponse = z.infer<typeof ConversationsResponseSchema>;
 
@@ -286,8 +323,9 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Send a text, image or reply-buttons message',
     description:
       'With `buttons`: an interactive message (`header` text or `image` as its header, `footer`). ' +
-      'Without buttons and with `image`: an image with `message` as caption. Otherwise a text ' +
-      '(header and footer do not apply).' +
+      'Without buttons and with `image`: an image with `message` as caption. Otherwise a text. ' +
+      'The provider has a header and a footer only on button messages, so `header` or `footer` ' +
+      'without `buttons` is refused (422 naming the field).' +
       ANSWER_NOTE +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
@@ -313,11 +351,13 @@ export const MESSAGING_OPERATIONS = [
     method: 'post',
     ...MESSAGE_OPERATION,
     path: '/api/svc/sendmedia',
+    fileField: 'file',
     operationId: 'sendmedia',
     summary: 'Send an image, document, video or audio',
     description:
       'By `url` (JSON or form), or as `multipart/form-data` with the file in field `file` ' +
-      '(uploaded to the provider first; the token then goes in the query or as a bearer). ' +
+      '(uploaded to the provider first; the token as a form field before the file, in the query ' +
+      'or as a bearer). ' +
       'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, documents ≤ 16 MB here.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
@@ -364,8 +404,10 @@ export const MESSAGING_OPERATIONS = [
     operationId: 'accountStatus',
     summary: 'Connection state, account status, quality rating and messaging tier',
     description:
-      'Asked of the provider each time; when it cannot be reached the answer is still 200, with ' +
-      '`connection_state: "disconnected"` and the reason in `error`.',
+      'Asked of the provider (answers kept 30 s); when it cannot be reached the answer is still ' +
+      '200, with `connection_state: "disconnected"` and the reason in `error`. An account ' +
+      'decision the provider announces (the `account_status_updated` event: a review, a ban, a ' +
+      'restriction) shows in `account_status` at once.',
     responses: { 200: AccountStatusResponseSchema },
   }),
 ];

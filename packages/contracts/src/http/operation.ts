@@ -25,6 +25,11 @@ export interface Operation {
     query?: z.ZodObject;
     body?: z.ZodObject;
   };
+  /**
+   * The multipart form field a file may be sent in (`multipart/form-data`, the other fields beside
+   * it); the gateway streams such forms through rather than reading them whole.
+   */
+  fileField?: string;
   /** Success responses by HTTP status; error responses are added to every operation. */
   responses: { [status: number]: z.ZodType };
 }

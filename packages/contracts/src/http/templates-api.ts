@@ -3,6 +3,7 @@ import { successResponse } from '../envelope';
 import { HTTP_URL } from './url-pattern';
 import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
+import { PageMetaSchema, pageQuery } from './paging';
 
 // Message templates (spec §4.3 `getTemplates`, `createTemplate`, `uploadTemplateMedia`,
 // `deleteTemplate`; issue 6). Components are the provider's own format (cloud-api.md §1.2), so a
@@ -130,10 +131,50 @@ export type TemplateComponent = z.infer<typeof TemplateComponentSchema>;
 const jsonList = <T extends z.ZodType>(item: T) =>
   z.preprocess(fromJsonText, z.array(item, { error: 'must be a list of components' }));
 
+/**
+ * A template is named by `template_name` and `template_language`, as the spec's data model and
+ * `sendtemplatemessage` name them; `name` and `language` are the older names, still taken.
+ */
+const templateKeyFields = {
+  template_name: TemplateNameSchema.optional(),
+  template_language: TemplateLanguageSchema.optional(),
+  name: TemplateNameSchema.optional().describe('Older name of template_name.'),
+  language: TemplateLanguageSchema.optional().describe('Older name of template_language.'),
+};
+type TemplateKeyInput = {
+  template_name?: string;
+  template_language?: string;
+  name?: string;
+  language?: string;
+};
+const ONE_OF = (a: string, b: string) => ({ anyOf: [{ required: [a] }, { required: [b] }] });
+
+function requireKey(
+  request: TemplateKeyInput,
+  ctx: z.RefinementCtx,
+  options: { language: boolean },
+): void {
+  if (request.template_name === undefined && request.name === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['template_name'], message: 'is required' });
+  }
+  if (
+    options.language &&
+    request.template_language === undefined &&
+    request.language === undefined
+  ) {
+    ctx.addIssue({ code: 'custom', path: ['template_language'], message: 'is required' });
+  }
+}
+
+/** The request with its key under one name each: `name` and `language` (or none for language). */
+export function withTemplateKey<T extends TemplateKeyInput>(request: T) {
+  const { template_name, template_language, name, language, ...rest } = request;
+  return { ...rest, name: (template_name ?? name)!, language: template_language ?? language };
+}
+
 export const CreateTemplateRequestSchema = z
   .object({
-    name: TemplateNameSchema,
-    language: TemplateLanguageSchema,
+    ...templateKeyFields,
     category: z.preprocess(
       (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
       TemplateCategorySchema,
@@ -147,7 +188,9 @@ export const CreateTemplateRequestSchema = z
         message: 'must include a BODY component',
       }),
   })
+  .meta({ allOf: [ONE_OF('template_name', 'name'), ONE_OF('template_language', 'language')] })
   .superRefine((request, ctx) => {
+    requireKey(request, ctx, { language: true });
     const seen = new Set<string>();
     request.components.forEach((component, index) => {
       if (seen.has(component.type)) {
@@ -162,12 +205,25 @@ export const CreateTemplateRequestSchema = z
   });
 export type CreateTemplateRequest = z.infer<typeof CreateTemplateRequestSchema>;
 export type CreateTemplateRequestInput = z.input<typeof CreateTemplateRequestSchema>;
+/** A create request with its key as `name` and `language`, whichever names the caller used. */
+export type TemplateToCreate = Omit<CreateTemplateRequest, keyof TemplateKeyInput> & {
+  name: string;
+  language: string;
+};
+export const templateToCreate = (request: CreateTemplateRequest): TemplateToCreate => {
+  const { language, ...rest } = withTemplateKey(request);
+  return { ...rest, language: language! };
+};
 
 export const TemplateViewSchema = z.object({
   id: z.number().int().positive(),
   /** The provider's template id. */
   provider_id: z.string(),
+  template_name: z.string(),
+  template_language: z.string(),
+  /** Same as template_name (the older name). */
   name: z.string(),
+  /** Same as template_language (the older name). */
   language: z.string(),
   category: z.string(),
   status: z.string(),
@@ -185,6 +241,7 @@ export type TemplateView = z.infer<typeof TemplateViewSchema>;
 export const TemplateResponseSchema = successResponse({ template: TemplateViewSchema });
 export type TemplateResponse = z.infer<typeof TemplateResponseSchema>;
 
+export const MAX_TEMPLATES_PER_PAGE = 1000;
 export const GetTemplatesQuerySchema = z.object({
   /** `1`/`true`: ask the provider for every template's status before answering. */
   refresh: z
@@ -197,20 +254,23 @@ export const GetTemplatesQuerySchema = z.object({
       TemplateStatusSchema,
     )
     .optional(),
+  ...pageQuery({ max: MAX_TEMPLATES_PER_PAGE }),
 });
 export type GetTemplatesQuery = z.infer<typeof GetTemplatesQuerySchema>;
 
 export const TemplatesResponseSchema = successResponse({
   templates: z.array(TemplateViewSchema),
+  meta: PageMetaSchema,
 });
 export type TemplatesResponse = z.infer<typeof TemplatesResponseSchema>;
 
-export const DeleteTemplateRequestSchema = z.object({
-  name: TemplateNameSchema,
-  /** Only this language; without it every language of the name goes. */
-  language: TemplateLanguageSchema.optional(),
-});
+/** Without a language every language of the name goes. */
+export const DeleteTemplateRequestSchema = z
+  .object(templateKeyFields)
+  .meta(ONE_OF('template_name', 'name'))
+  .superRefine((request, ctx) => requireKey(request, ctx, { language: false }));
 export type DeleteTemplateRequest = z.infer<typeof DeleteTemplateRequestSchema>;
+export type TemplateToDelete = { name: string; language?: string };
 
 export const DeleteTemplateResponseSchema = successResponse({
   deleted: z.array(z.object({ name: z.string(), language: z.string() })),
@@ -269,6 +329,7 @@ export const TEMPLATE_OPERATIONS = [
     operationId: 'createTemplate',
     summary: 'Create a template and submit it for approval',
     description:
+      'Named by `template_name` and `template_language` (`name` and `language` are taken too). ' +
       'Components in the provider’s format. Placeholders `{{1}}`… (or `{{name}}` with ' +
       '`parameter_format: NAMED`) need examples; media headers need a handle from ' +
       '`uploadTemplateMedia`. Stored as PENDING until the provider decides.',
@@ -279,10 +340,12 @@ export const TEMPLATE_OPERATIONS = [
     method: 'post',
     ...TEMPLATE_OPERATION,
     path: '/api/svc/uploadTemplateMedia',
+    fileField: 'file',
     operationId: 'uploadTemplateMedia',
     summary: 'Upload an image, video or PDF for a template header example',
     description:
-      'As `multipart/form-data` with field `file`, or by `url`. JPEG/PNG ≤ 5 MB, MP4/3GPP ≤ 16 MB, ' +
+      'As `multipart/form-data` with field `file` (the token may be a field of the form, before ' +
+      'the file), or by `url`. JPEG/PNG ≤ 5 MB, MP4/3GPP ≤ 16 MB, ' +
       'PDF ≤ 100 MB (this service accepts up to its own body limit).',
     request: { body: UploadTemplateMediaRequestSchema },
     responses: { 200: UploadTemplateMediaResponseSchema },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { EVENT_NAMES, EventNameSchema, type EventName } from '../events/event-names';
 import { defineOperation } from './operation';
+import { PageMetaSchema, pageQuery } from './paging';
 import { HTTP_URL, HTTPS_URL_PATTERN } from './url-pattern';
 
 /** Every webhook secret starts with this; the rest is the base64 of at least 32 random bytes. */
@@ -93,11 +94,14 @@ export const DeliveryLogParamsSchema = z.object({
   log_id: z.string().min(1).max(100),
 });
 
+export const MAX_LOGS_PER_PAGE = 100;
+export const DEFAULT_LOGS_PER_PAGE = 20;
 export const DeliveryLogsQuerySchema = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  ...pageQuery({ max: MAX_LOGS_PER_PAGE, defaultPerPage: DEFAULT_LOGS_PER_PAGE }),
   state: DeliveryLogStateSchema.optional(),
 });
+export const MAX_WEBHOOKS_PER_PAGE = 1000;
+export const ListWebhooksQuerySchema = z.object(pageQuery({ max: MAX_WEBHOOKS_PER_PAGE }));
 export type DeliveryLogsQuery = z.infer<typeof DeliveryLogsQuerySchema>;
 
 export const WebhookSchema = z.object({
@@ -142,7 +146,10 @@ export type DeliveryLog = z.infer<typeof DeliveryLogSchema>;
 export const WebhookResponseSchema = successResponse({ webhook: WebhookSchema });
 export type WebhookResponse = z.infer<typeof WebhookResponseSchema>;
 
-export const WebhookListResponseSchema = successResponse({ webhooks: z.array(WebhookSchema) });
+export const WebhookListResponseSchema = successResponse({
+  webhooks: z.array(WebhookSchema),
+  meta: PageMetaSchema,
+});
 export type WebhookListResponse = z.infer<typeof WebhookListResponseSchema>;
 
 export const DeleteWebhookResponseSchema = successResponse({
@@ -153,6 +160,8 @@ export type DeleteWebhookResponse = z.infer<typeof DeleteWebhookResponseSchema>;
 
 export const DeliveryLogListResponseSchema = successResponse({
   logs: z.array(DeliveryLogSchema),
+  meta: PageMetaSchema,
+  /** The older names of meta.page, meta.per_page and meta.total, and whether a next page exists. */
   page: z.number().int(),
   limit: z.number().int(),
   total: z.number().int(),
@@ -194,6 +203,7 @@ export const WEBHOOK_OPERATIONS = [
     summary: "List the organization's webhooks, secrets masked",
     tags,
     auth: 'token',
+    request: { query: ListWebhooksQuerySchema },
     responses: { 200: WebhookListResponseSchema },
   }),
   defineOperation({

@@ -227,6 +227,7 @@ describe('contacts in the OpenAPI document', () => {
     expect(getContacts.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
       ['page', 'query', false],
       ['per_page', 'query', false],
+      ['limit', 'query', false],
       ['group_id', 'query', false],
       ['search', 'query', false],
     ]);

@@ -1,7 +1,9 @@
 import {
   CreateWebhookRequestSchema,
   DeliveryLogSchema,
+  DEFAULT_LOGS_PER_PAGE,
   DeliveryLogsQuerySchema,
+  pageRequest,
   UpdateWebhookRequestSchema,
   WEBHOOK_OPERATIONS,
   WebhookDeliveryMessageSchema,
@@ -68,8 +70,13 @@ describe('webhooks API schemas', () => {
   });
 
   test('when logs are asked without paging, then page 1 of 20 is meant; over 100 is refused', () => {
-    expect(DeliveryLogsQuerySchema.parse({})).toEqual({ page: 1, limit: 20 });
+    expect(pageRequest(DeliveryLogsQuerySchema.parse({}), DEFAULT_LOGS_PER_PAGE)).toEqual({
+      page: 1,
+      per_page: 20,
+      skip: 0,
+    });
     expect(DeliveryLogsQuerySchema.safeParse({ limit: '101' }).success).toBe(false);
+    expect(DeliveryLogsQuerySchema.safeParse({ per_page: '101' }).success).toBe(false);
   });
 
   test('when a log row is read, then its attempt reads "n / max"', () => {

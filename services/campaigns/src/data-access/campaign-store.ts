@@ -127,11 +127,18 @@ export function createCampaignStore(db: Connection) {
       return Campaigns.findById(String(id)).lean<StoredCampaign>().exec();
     },
 
-    list(company_id: number, type?: CampaignType): Promise<StoredCampaign[]> {
-      return Campaigns.find({ company_id, ...(type ? { type } : {}) })
-        .sort({ id: 1 })
-        .lean<StoredCampaign[]>()
-        .exec();
+    list(
+      company_id: number,
+      type?: CampaignType,
+      page?: { skip: number; per_page: number },
+    ): Promise<StoredCampaign[]> {
+      const query = Campaigns.find({ company_id, ...(type ? { type } : {}) }).sort({ id: 1 });
+      if (page) query.skip(page.skip).limit(page.per_page);
+      return query.lean<StoredCampaign[]>().exec();
+    },
+
+    count(company_id: number, type?: CampaignType): Promise<number> {
+      return Campaigns.countDocuments({ company_id, ...(type ? { type } : {}) }).exec();
     },
 
     /** Active bot campaigns of an organization (automated replies match their keywords). */
@@ -150,7 +157,9 @@ export function createCampaignStore(db: Connection) {
       expect: Record<string, unknown>,
       changes: CampaignChanges,
       events: BrokerEvent[] = [],
-      inc: Partial<Record<'sent' | 'delivered' | 'read' | 'failed' | 'settled', number>> = {},
+      inc: Partial<
+        Record<'sent' | 'delivered' | 'read' | 'failed' | 'settled' | 'total_contacts', number>
+      > = {},
     ): Promise<boolean> {
       const outbox = addToOutbox(events);
       const result = await Campaigns.updateOne(
@@ -195,9 +204,10 @@ export function createCampaignStore(db: Connection) {
         .exec();
     },
 
-    /** Started campaigns whose messages are not all handed to messaging yet. */
+    /** Started regular campaigns whose messages are not all handed to messaging yet (an API
+     * campaign in use is started too, but has no audience to hand over). */
     undispatched(limit: number): Promise<StoredCampaign[]> {
-      return Campaigns.find({ status: 'started', dispatch_done: false })
+      return Campaigns.find({ status: 'started', type: 'regular', dispatch_done: false })
         .limit(limit)
         .lean<StoredCampaign[]>()
         .exec();
@@ -207,6 +217,7 @@ export function createCampaignStore(db: Connection) {
     stalled(before: Date, limit: number): Promise<StoredCampaign[]> {
       return Campaigns.find({
         status: 'started',
+        type: 'regular',
         dispatch_done: true,
         updated_at: op({ $lt: before }),
       })

@@ -34,6 +34,10 @@ recipientSchema.index({ campaign_id: 1 });
 export const recipientKey = (campaign_id: number, contact_id: number): string =>
   `${campaign_id}:${contact_id}`;
 
+/** An API campaign may message one contact many times: each message is a recipient of its own. */
+export const apiRecipientKey = (campaign_id: number, message_id: number): string =>
+  `${campaign_id}:m${message_id}`;
+
 export function createRecipientStore(db: Connection) {
   const Recipients = db.model<StoredRecipient>('CampaignRecipient', recipientSchema);
   return {
@@ -57,6 +61,10 @@ export function createRecipientStore(db: Connection) {
       return Recipients.findById(recipientKey(campaign_id, contact_id))
         .lean<StoredRecipient>()
         .exec();
+    },
+
+    findByKey(key: string): Promise<StoredRecipient | null> {
+      return Recipients.findById(key).lean<StoredRecipient>().exec();
     },
 
     /** Moves a recipient from exactly `from` to `to`; false when another move came first. */

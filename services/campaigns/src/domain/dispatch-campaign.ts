@@ -53,7 +53,9 @@ export async function completeIfSettled(deps: CampaignsDeps, id: number): Promis
 /** Progress a recipient moved by: each counter it passes, and settled when it leaves queued. */
 export function countersCrossed(from: RecipientState, to: RecipientState) {
   const rank = { queued: 0, sent: 1, delivered: 2, read: 3, failed: -1 } as const;
-  const inc: Partial<Record<'sent' | 'delivered' | 'read' | 'failed' | 'settled', number>> = {};
+  const inc: Partial<
+    Record<'sent' | 'delivered' | 'read' | 'failed' | 'settled' | 'total_contacts', number>
+  > = {};
   if (from === 'queued') inc.settled = 1;
   if (to === 'failed') {
     inc.failed = 1;

@@ -1,8 +1,15 @@
-import type {
-  CampaignType,
-  CampaignView,
-  CreateCampaignRequest,
-  OrgContext,
+import {
+  MAX_CAMPAIGNS_PER_PAGE,
+  asksForPage,
+  pageMeta,
+  pageRequest,
+  wholeListMeta,
+  type CampaignType,
+  type CampaignView,
+  type CreateCampaignRequest,
+  type OrgContext,
+  type PageMeta,
+  type PagingInput,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import type { StoredCampaign } from '../data-access/campaign-store';
@@ -96,12 +103,22 @@ export async function createCampaign(
   }
 }
 
-export function listCampaigns(
+/** Every campaign (oldest first), or one page of them when the caller asks for a page. */
+export async function listCampaigns(
   deps: CampaignsDeps,
   company_id: number,
-  type?: CampaignType,
-): Promise<StoredCampaign[]> {
-  return deps.campaigns.list(company_id, type);
+  query: { type?: CampaignType } & PagingInput,
+): Promise<{ campaigns: StoredCampaign[]; meta: PageMeta }> {
+  if (!asksForPage(query)) {
+    const campaigns = await deps.campaigns.list(company_id, query.type);
+    return { campaigns, meta: wholeListMeta(campaigns.length) };
+  }
+  const request = pageRequest(query, MAX_CAMPAIGNS_PER_PAGE);
+  const [campaigns, total] = await Promise.all([
+    deps.campaigns.list(company_id, query.type, request),
+    deps.campaigns.count(company_id, query.type),
+  ]);
+  return { campaigns, meta: pageMeta(total, request) };
 }
 
 /**

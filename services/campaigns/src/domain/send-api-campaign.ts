@@ -1,10 +1,13 @@
 import {
+  CAMPAIGN_ID_HEADER,
   placeholderSources,
   type OrgContext,
   type SendCampaignRequest,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
+import type { StoredCampaign } from '../data-access/campaign-store';
 import type { CampaignsDeps } from './dependencies';
+import { campaignStarted } from './start-campaign';
 import { contentFor, fillVariables } from './fill-message';
 
 /**
@@ -38,13 +41,33 @@ export async function sendApiCampaign(
 
   const content = contentFor(campaign.message, filled.values);
   const { type, ...fields } = content;
-  const headers = idempotencyKey ? { 'idempotency-key': idempotencyKey } : undefined;
+  await markInUse(deps, campaign);
+  // The campaign's id rides with the send, so the message's events count in its progress.
+  const headers: Record<string, string> = { [CAMPAIGN_ID_HEADER]: String(campaign.id) };
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
   return deps.clients.send(
     organization,
     type === 'template' ? 'sendtemplatemessage' : 'sendMessageToPhoneNumber',
     { ...fields, phone: contact.phone },
     headers,
   );
+}
+
+/**
+ * An API campaign is a draft until its first trigger, then started for as long as it is used
+ * (it never completes: there is no audience to finish). The move happens once, with its
+ * `campaign_started` in the same write.
+ */
+async function markInUse(deps: CampaignsDeps, campaign: StoredCampaign): Promise<void> {
+  if (campaign.status !== 'draft') return;
+  const now = new Date();
+  const moved = await deps.campaigns.update(
+    campaign.id,
+    { status: 'draft' },
+    { status: 'started', started_at: now },
+    [campaignStarted(campaign, 1, now)],
+  );
+  if (moved) deps.relay.relaySoon(deps.campaigns.outbox, String(campaign.id));
 }
 
 const missingVariables = (paths: string[]) =>

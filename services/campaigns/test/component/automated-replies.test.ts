@@ -143,7 +143,7 @@ describe('automated replies over the API (issue 8 point 1)', () => {
     const page = AutomatedRepliesResponseSchema.parse(
       (await org.api.get('getAutomatedReplies', { per_page: 1, page: 2 })).body,
     );
-    expect(page.meta).toEqual({ total: 2, page: 2, per_page: 1 });
+    expect(page.meta).toEqual({ total: 2, page: 2, per_page: 1, next_page: null });
     expect(page.replies.map((reply) => reply.id)).toEqual([second.id]);
     const welcomes = AutomatedRepliesResponseSchema.parse(
       (await org.api.get('getAutomatedReplies', { kind: 'welcome' })).body,

@@ -58,7 +58,7 @@ describe('managing flows (getFlows, addFlow, updateFlow, deleteFlow)', () => {
     expect(FlowsResponseSchema.parse(listed.body)).toEqual({
       status: 'success',
       flows: [flow],
-      meta: { total: 1, page: 1, per_page: 20 },
+      meta: { total: 1, page: 1, per_page: 20, next_page: null },
     });
   });
 
@@ -69,7 +69,7 @@ describe('managing flows (getFlows, addFlow, updateFlow, deleteFlow)', () => {
       ids.push((await added(org, orderFlow(trigger))).id);
     const first = FlowsResponseSchema.parse((await org.api.get('getFlows', { per_page: 2 })).body);
     expect(first.flows.map((flow) => flow.id)).toEqual(ids.slice(0, 2));
-    expect(first.meta).toEqual({ total: 3, page: 1, per_page: 2 });
+    expect(first.meta).toEqual({ total: 3, page: 1, per_page: 2, next_page: 2 });
     const second = FlowsResponseSchema.parse(
       (await org.api.get('getFlows', { per_page: 2, page: 2 })).body,
     );

@@ -1,5 +1,8 @@
 import {
   DEFAULT_PER_PAGE,
+  asksForPage,
+  pageMeta,
+  pageRequest,
   type Contact,
   type GetContactsQuery,
   type GetSingleContactQuery,
@@ -50,8 +53,7 @@ async function listingFilter(
   };
 }
 
-export const wantsPage = (query: GetContactsQuery) =>
-  query.page !== undefined || query.per_page !== undefined;
+export const wantsPage = (query: GetContactsQuery) => asksForPage(query);
 
 /** One page, oldest first, with the total of matching contacts. */
 export async function listContactPage(
@@ -60,13 +62,12 @@ export async function listContactPage(
   query: GetContactsQuery,
 ): Promise<{ contacts: Contact[]; meta: PageMeta }> {
   const filter = await listingFilter(deps, company_id, query);
-  const page = query.page ?? 1;
-  const per_page = query.per_page ?? DEFAULT_PER_PAGE;
+  const page = pageRequest(query, DEFAULT_PER_PAGE);
   const [stored, total] = await Promise.all([
-    deps.contacts.find(filter, { skip: (page - 1) * per_page, limit: per_page }),
+    deps.contacts.find(filter, { skip: page.skip, limit: page.per_page }),
     deps.contacts.count(filter),
   ]);
-  return { contacts: await presentContacts(deps, stored), meta: { total, page, per_page } };
+  return { contacts: await presentContacts(deps, stored), meta: pageMeta(total, page) };
 }
 
 /**

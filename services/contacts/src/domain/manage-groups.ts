@@ -1,4 +1,15 @@
-import type { Contact, Group, GroupRef } from '@switchboard/contracts';
+import {
+  DEFAULT_PER_PAGE,
+  asksForPage,
+  pageOfList,
+  pageRequest,
+  wholeListMeta,
+  type Contact,
+  type Group,
+  type GroupRef,
+  type PageMeta,
+  type PagingInput,
+} from '@switchboard/contracts';
 import { AppError, isDuplicateKeyError } from '@switchboard/service-kit';
 import { groupNameKey, type StoredGroup } from '../data-access/group-store';
 import { groupNamesOf, toContactView, toGroupView } from './contact-view';
@@ -15,11 +26,18 @@ export async function listGroups(
   deps: ContactsDeps,
   company_id: number,
   withMembers: boolean,
-): Promise<Group[]> {
-  const groups = await deps.groups.findAll(company_id);
-  if (!withMembers || groups.length === 0) return groups.map((group) => toGroupView(group));
+  paging: PagingInput = {},
+): Promise<{ groups: Group[]; meta: PageMeta }> {
+  // Groups are an organization's labels, few enough to read whole and cut the page in code.
+  const all = await deps.groups.findAll(company_id);
+  const { items: groups, meta } = asksForPage(paging)
+    ? pageOfList(all, pageRequest(paging, DEFAULT_PER_PAGE))
+    : { items: all, meta: wholeListMeta(all.length) };
+  if (!withMembers || groups.length === 0) {
+    return { groups: groups.map((group) => toGroupView(group)), meta };
+  }
 
-  const names = groupNamesOf(groups);
+  const names = groupNamesOf(all);
   const members = new Map<number, Contact[]>(groups.map((group) => [group.id, []]));
   const filter = { company_id, group_ids: groups.map((group) => group.id) };
   for await (const batch of deps.contacts.batches(filter, MEMBER_BATCH)) {
@@ -28,7 +46,7 @@ export async function listGroups(
       for (const { id } of contact.groups) members.get(id)?.push(contact);
     }
   }
-  return groups.map((group) => toGroupView(group, members.get(group.id)));
+  return { groups: groups.map((group) => toGroupView(group, members.get(group.id))), meta };
 }
 
 /** Creates a group; names are unique in an organization whatever their case. */

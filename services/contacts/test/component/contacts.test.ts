@@ -292,19 +292,19 @@ describe('getContacts and getSingleContact', () => {
     ids = made.map((contact) => contact.id).sort((a, b) => a - b);
   });
 
-  test('when no paging parameter is given, then every contact is returned, oldest first, without meta', async () => {
+  test('when no paging parameter is given, then every contact is returned, oldest first, as one page', async () => {
     const answer = await api.get('getContacts');
     expect(answer.status).toBe(200);
     const body = ContactsResponseSchema.parse(answer.body);
     expect(body.contacts.map((contact) => contact.id)).toEqual(ids);
-    expect(body.meta).toBeUndefined();
+    expect(body.meta).toEqual({ total: 25, page: 1, per_page: 25, next_page: null });
   });
 
   test('when page and per_page are given, then that page is returned with the total', async () => {
     const answer = await api.get('getContacts', { page: 3, per_page: 10 });
     const body = ContactsResponseSchema.parse(answer.body);
     expect(body.contacts.map((contact) => contact.id)).toEqual(ids.slice(20));
-    expect(body.meta).toEqual({ total: 25, page: 3, per_page: 10 });
+    expect(body.meta).toEqual({ total: 25, page: 3, per_page: 10, next_page: null });
 
     const beyond = ContactsResponseSchema.parse((await api.get('getContacts', { page: 9 })).body);
     expect(beyond.contacts).toEqual([]);

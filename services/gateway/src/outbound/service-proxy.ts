@@ -69,8 +69,8 @@ export interface ServiceProxyOptions {
 
 /**
  * Forwards a request to the service that owns it, stating the organization in trusted headers.
- * A parsed body is re-sent as JSON without the token; an unparsed one (multipart, signed
- * provider webhooks) is streamed through byte for byte.
+ * A parsed body is re-sent as JSON without the token; a file form is streamed through without its
+ * token part; another unparsed body (the provider's signed webhooks) byte for byte.
  *
  * Calls go over plain node:http on one keep-alive agent per owner rather than through axios: the
  * hop is on every public request, and axios' request building, adapters and response wrapping
@@ -158,7 +158,12 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       }
 
       let body: Buffer | Readable | undefined;
-      if (isParsedBody(req.body)) {
+      const form = forwardedBodyOf(res);
+      if (form) {
+        // The form without its token part: another length than the client's, so sent chunked.
+        body = form;
+        delete headers['content-length'];
+      } else if (isParsedBody(req.body)) {
         const { token: _token, ...rest } = req.body as Record<string, unknown>;
         body = Buffer.from(JSON.stringify(rest));
         headers['content-type'] = 'application/json';
@@ -226,6 +231,12 @@ export function createServiceProxy(options: ServiceProxyOptions) {
   return proxy;
 }
 export type ServiceProxy = ReturnType<typeof createServiceProxy>;
+
+/** A body the edge prepared to send in place of the request's own (`res.locals.forwardBody`). */
+function forwardedBodyOf(res: Response): Readable | undefined {
+  const body: unknown = res.locals.forwardBody;
+  return body instanceof Readable ? body : undefined;
+}
 
 function isParsedBody(body: unknown): body is Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);

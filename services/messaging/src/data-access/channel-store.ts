@@ -1,4 +1,4 @@
-import { Schema, type Connection } from 'mongoose';
+import mongoose, { Schema, type Connection } from 'mongoose';
 import type { ResealOutcome, SecretBox } from '@switchboard/service-kit';
 import { CHANNEL_CREDENTIALS, resealChannels } from './reseal-channels';
 
@@ -18,6 +18,18 @@ export interface Channel {
   verified_name: string;
   created_at: Date;
   updated_at: Date;
+  /** What the provider's latest account notice said of the account; absent until one came. */
+  account_notice?: AccountNotice;
+}
+
+/** An account decision as a provider notice gave it (account review, ban, restriction). */
+export interface AccountNotice {
+  decision: string;
+  account_status: string;
+  /** The review decision itself when the notice was a review (APPROVED, REJECTED, …). */
+  review_status: string | null;
+  /** When inbound received the notice: an older notice never overwrites a newer one. */
+  at: Date;
 }
 
 /** The credentials of a channel: sealed at rest (see SecretBox), never stored in the clear. */
@@ -49,11 +61,14 @@ const channelSchema = new Schema<ChannelDocument>(
     verified_name: { type: String, required: true },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    account_notice: { type: Schema.Types.Mixed, required: false },
   },
   { collection: 'channels', versionKey: false },
 );
 
-type ChannelUpdate = Partial<Omit<Channel, 'company_id' | 'inbound_token' | 'created_at'>>;
+type ChannelUpdate = Partial<
+  Omit<Channel, 'company_id' | 'inbound_token' | 'created_at' | 'account_notice'>
+>;
 
 export function createChannelStore(db: Connection, box: SecretBox) {
   const Channels = db.model('Channel', channelSchema);
@@ -143,6 +158,29 @@ export function createChannelStore(db: Connection, box: SecretBox) {
         if (found) return open(found);
       }
       return null;
+    },
+
+    /** Keeps `notice` unless the stored one is newer; true when it was kept. */
+    async noteAccount(company_id: number, notice: AccountNotice): Promise<boolean> {
+      const result = await Channels.updateOne(
+        {
+          company_id,
+          $or: [
+            { account_notice: mongoose.trusted({ $exists: false }) },
+            { 'account_notice.at': mongoose.trusted({ $lte: notice.at }) },
+          ],
+        },
+        { $set: { account_notice: notice } },
+      );
+      return result.modifiedCount === 1;
+    },
+
+    /** The latest account notice, read fresh: every replica answers it as soon as it is stored. */
+    async accountNotice(company_id: number): Promise<AccountNotice | null> {
+      const found = await Channels.findOne({ company_id })
+        .select({ account_notice: 1 })
+        .lean<{ account_notice?: AccountNotice }>();
+      return found?.account_notice ?? null;
     },
 
     async update(company_id: number, changes: ChannelUpdate, now: Date): Promise<Channel | null> {

@@ -144,17 +144,29 @@ export function createConversationStore(db: Connection) {
     drain: () => outbound.drain(),
 
     /** The organization's conversations, most recent message first. */
-    list(company_id: number, limit: number, before_id?: number): Promise<StoredConversation[]> {
-      return Conversations.find({
-        company_id,
-        last_message_id: op(before_id ? { $gt: 0, $lt: before_id } : { $gt: 0 }),
-      })
+    list(
+      company_id: number,
+      limit: number,
+      before_id?: number,
+      skip = 0,
+    ): Promise<StoredConversation[]> {
+      return Conversations.find(listFilter(company_id, before_id))
         .sort({ last_message_id: -1 })
+        .skip(skip)
         .limit(limit)
         .lean<StoredConversation[]>()
         .exec();
+    },
+
+    count(company_id: number, before_id?: number): Promise<number> {
+      return Conversations.countDocuments(listFilter(company_id, before_id)).exec();
     },
   };
 }
 
 export type ConversationStore = ReturnType<typeof createConversationStore>;
+
+/** Conversations with a message, those whose last message is older than `before_id` when given. */
+function listFilter(company_id: number, before_id?: number) {
+  return { company_id, last_message_id: op(before_id ? { $gt: 0, $lt: before_id } : { $gt: 0 }) };
+}

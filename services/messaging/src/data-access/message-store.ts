@@ -525,18 +525,25 @@ export function createMessageStore(db: Connection) {
       contact_id: number,
       limit: number,
       before_id?: number,
+      skip = 0,
     ): Promise<StoredMessage[]> {
-      return Messages.find({
-        company_id,
-        contact_id,
-        ...(before_id ? { id: op({ $lt: before_id }) } : {}),
-      })
+      return Messages.find(contactFilter(company_id, contact_id, before_id))
         .sort({ id: -1 })
+        .skip(skip)
         .limit(limit)
         .lean<StoredMessage[]>()
         .exec();
+    },
+
+    countByContact(company_id: number, contact_id: number, before_id?: number): Promise<number> {
+      return Messages.countDocuments(contactFilter(company_id, contact_id, before_id)).exec();
     },
   };
 }
 
 export type MessageStore = ReturnType<typeof createMessageStore>;
+
+/** A contact's messages, those older than `before_id` when given. */
+function contactFilter(company_id: number, contact_id: number, before_id?: number) {
+  return { company_id, contact_id, ...(before_id ? { id: op({ $lt: before_id }) } : {}) };
+}

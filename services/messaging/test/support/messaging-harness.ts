@@ -133,6 +133,8 @@ export async function startMessagingSystem(
     campaignsEnv?: Record<string, string>;
     /** Steps of the answer order other parts provide (flows, the AI bot), for campaigns. */
     campaignsOptions?: CampaignsStartOptions;
+    /** More gateway settings (e.g. an owner's URL pointed at a recording proxy). */
+    gatewayEnv?: Record<string, string>;
   } = {},
 ): Promise<MessagingSystem> {
   const dbPrefix = uniquePrefix(label);
@@ -168,6 +170,7 @@ export async function startMessagingSystem(
       INBOUND_URL: inboundUrl,
       CAMPAIGNS_URL: campaignsUrl,
       PROXY_TIMEOUT_MS: '30000',
+      ...options.gatewayEnv,
     },
     messagingEnv: {
       LOG_LEVEL: common.LOG_LEVEL,

@@ -113,10 +113,18 @@ describe('contentOfMessage (spec §4.3 sendMessageToPhoneNumber)', () => {
     });
   });
 
-  test('when only text is given (header and footer without buttons), then a plain text is sent', () => {
-    expect(parse({ message: 'Hi', header: 'H', footer: 'F' })).toEqual({
-      kind: 'text',
-      body: 'Hi',
+  test('when header and footer come without buttons, then the request is refused naming both (a text has neither)', () => {
+    const refused = SendMessageRequestSchema.safeParse({
+      phone: '393471234567',
+      message: 'Hi',
+      header: 'H',
+      footer: 'F',
     });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues.map((issue) => issue.path.join('.'))).toEqual([
+      'header',
+      'footer',
+    ]);
+    expect(parse({ message: 'Hi', header: ' ', footer: '' })).toEqual({ kind: 'text', body: 'Hi' });
   });
 });

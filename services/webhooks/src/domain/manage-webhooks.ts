@@ -136,7 +136,7 @@ export async function listDeliveryLogs(
   deps: ManageDeps,
   companyId: number,
   id: number,
-  query: DeliveryLogsQuery,
+  query: { page: number; limit: number; state?: DeliveryLogsQuery['state'] },
 ): Promise<LogPage> {
   await getWebhook(deps, companyId, id);
   const { rows, total } = await deps.deliveries.listLogs(id, query);

@@ -109,7 +109,21 @@ describe('webhook management API through the gateway', () => {
     }
     const listed = await call(token, 'GET', '/developer/webhooks');
     expect(listed.body.webhooks).toHaveLength(12);
+    expect(listed.body.meta).toEqual({ total: 12, page: 1, per_page: 12, next_page: null });
     expect(secrets.size).toBe(12);
+
+    // The paging convention of every list: page and per_page in, meta.next_page out.
+    const seen: number[] = [];
+    let page: number | null = 1;
+    while (page !== null) {
+      const answer = WebhookListResponseSchema.parse(
+        (await call(token, 'GET', `/developer/webhooks?page=${page}&per_page=5`)).body,
+      );
+      seen.push(...answer.webhooks.map((webhook) => webhook.id));
+      expect(answer.meta).toMatchObject({ page, per_page: 5, total: 12 });
+      page = answer.meta.next_page;
+    }
+    expect(seen).toEqual(listed.body.webhooks.map((webhook: LooseJson) => webhook.id));
   });
 
   test.each([
@@ -227,6 +241,12 @@ describe('webhook management API through the gateway', () => {
       (await call(token, 'GET', `/developer/webhooks/${webhook.id}/logs?limit=2`)).body,
     );
     expect(first).toMatchObject({ page: 1, limit: 2, total: 5, has_more: true });
+    expect(first.meta).toEqual({ total: 5, page: 1, per_page: 2, next_page: 2 });
+    const byPerPage = DeliveryLogListResponseSchema.parse(
+      (await call(token, 'GET', `/developer/webhooks/${webhook.id}/logs?per_page=2&page=2`)).body,
+    );
+    expect(byPerPage.logs.map((log) => log.id)).toEqual([ids[2], ids[1]]);
+    expect(byPerPage.meta.next_page).toBe(3);
     expect(first.logs.map((log) => log.id)).toEqual([ids[4], ids[3]]);
     const last = await call(token, 'GET', `/developer/webhooks/${webhook.id}/logs?limit=2&page=3`);
     expect(last.body.logs.map((log: LooseJson) => log.id)).toEqual([ids[0]]);

@@ -1,5 +1,7 @@
 import {
   DEFAULT_REPLIES_PER_PAGE,
+  pageMeta,
+  pageRequest,
   type AddAutomatedReplyRequest,
   type AutomatedReply,
   type GetAutomatedRepliesQuery,
@@ -138,13 +140,12 @@ export async function listReplies(
   company_id: number,
   query: GetAutomatedRepliesQuery,
 ): Promise<{ replies: StoredReply[]; meta: PageMeta }> {
-  const page = query.page ?? 1;
-  const per_page = query.per_page ?? DEFAULT_REPLIES_PER_PAGE;
+  const request = pageRequest(query, DEFAULT_REPLIES_PER_PAGE);
   const { replies, total } = await deps.replies.page(
     company_id,
     query.kind,
-    (page - 1) * per_page,
-    per_page,
+    request.skip,
+    request.per_page,
   );
-  return { replies, meta: { total, page, per_page } };
+  return { replies, meta: pageMeta(total, request) };
 }

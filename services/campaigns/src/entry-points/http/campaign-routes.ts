@@ -25,11 +25,12 @@ import { startCampaign } from '../../domain/start-campaign';
 export function campaignRoutes(router: Router, deps: CampaignsDeps): void {
   serveOperation(router, 'getCampaigns', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);
-    const { type } = parseInput(GetCampaignsQuerySchema, operationInput(req));
-    const campaigns = await listCampaigns(deps, company_id, type);
+    const query = parseInput(GetCampaignsQuerySchema, operationInput(req));
+    const { campaigns, meta } = await listCampaigns(deps, company_id, query);
     res.json({
       status: 'success',
       campaigns: campaigns.map(presentCampaign),
+      meta,
     } satisfies CampaignsResponse);
   });
 

@@ -19,11 +19,11 @@ const YES = new Set(['yes', 'true', '1']);
 export function groupRoutes(router: Router, deps: ContactsDeps): void {
   serveOperation(router, 'getGroups', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);
-    const { showContacts } = parseInput(GetGroupsQuerySchema, operationInput(req));
+    const { showContacts, ...paging } = parseInput(GetGroupsQuerySchema, operationInput(req));
     const withMembers = showContacts !== undefined && YES.has(showContacts);
     const body: GroupsResponse = {
       status: 'success',
-      groups: await listGroups(deps, company_id, withMembers),
+      ...(await listGroups(deps, company_id, withMembers, paging)),
     };
     res.json(body);
   });

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Response } from 'express';
-import type { Contact } from '@switchboard/contracts';
+import { wholeListMeta, type Contact } from '@switchboard/contracts';
 import { requestLogger } from '@switchboard/service-kit';
 
 /** Resolves when the socket can take more, or is gone. */
@@ -14,7 +14,7 @@ async function drained(res: Response): Promise<void> {
 }
 
 /**
- * Writes `{"status":"success","contacts":[…]}` batch by batch, so that listing 100,000 contacts
+ * Writes `{"status":"success","contacts":[…],"meta":{…}}` batch by batch, so that listing 100,000 contacts
  * holds one batch in memory and respects the client's pace. The first batch is read before
  * anything is written, so that an early failure still answers the error envelope; a failure
  * later can only cut the response short, which the client sees as invalid JSON.
@@ -28,8 +28,10 @@ export async function sendContactStream(
   res.status(200).type('application/json');
   res.write('{"status":"success","contacts":[');
   let first = true;
+  let total = 0;
   try {
     while (!next.done) {
+      total += next.value.length;
       if (next.value.length > 0) {
         const json = next.value.map((contact) => JSON.stringify(contact)).join(',');
         const more = res.write(first ? json : `,${json}`);
@@ -46,5 +48,6 @@ export async function sendContactStream(
   } finally {
     await iterator.return?.();
   }
-  if (!res.destroyed) res.end(']}');
+  // The whole list is one page; `meta` comes last because the count is known only at the end.
+  if (!res.destroyed) res.end(`],"meta":${JSON.stringify(wholeListMeta(total))}}`);
 }

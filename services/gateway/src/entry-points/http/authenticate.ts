@@ -3,9 +3,13 @@ import { INVALID_TOKEN_MESSAGE } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import type { Organization } from '../../data-access/organization-store';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import { formTokenOf, readMultipartForm } from './multipart-form';
 import type { RateLimits } from './rate-limits';
 
-/** Spec §5.1: `token` in the query (GET) or the body (POST, PUT, DELETE); a bearer header works too. */
+/**
+ * Spec §5.1: `token` in the query (GET) or the body (POST, PUT, DELETE); a bearer header works too.
+ * A streamed multipart form's token is read as it arrives (`formTokenOf`), after these.
+ */
 export function tokenFrom(req: Request): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
   const body = req.body as Record<string, unknown> | undefined;
@@ -16,7 +20,8 @@ export function tokenFrom(req: Request): string | undefined {
 export function requireToken(authenticator: TokenAuthenticator, limits: RateLimits) {
   return async (req: Request, res: Response, next: NextFunction) => {
     limits.refuseAfterFailures(req, res);
-    const found = await authenticator.authenticate(tokenFrom(req));
+    await readMultipartForm(req, res);
+    const found = await authenticator.authenticate(tokenFrom(req) ?? (await formTokenOf(req)));
     if (!found) {
       limits.countFailure(req);
       throw new AppError('invalid_token', INVALID_TOKEN_MESSAGE);

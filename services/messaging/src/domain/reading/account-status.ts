@@ -1,5 +1,6 @@
 import type { AccountStatusResponse } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
+import type { AccountNotice } from '../../data-access/channel-store';
 import type { CloudApi } from '../../outbound/cloud-api';
 import type { ChannelDirectory } from '../channel-directory';
 import { REVIEW_ACCOUNT_STATUS } from '../receiving/account-notices';
@@ -21,37 +22,69 @@ const text = (value: unknown): string | null =>
   typeof value === 'string' && value !== '' ? value : null;
 
 /**
- * `accountStatus` answers from a short per-organization cache: the provider's
+ * `accountStatus` asks the provider through a short per-organization cache: the provider's
  * Graph API allows about 200 calls an hour per account, and a dashboard polls. An account,
- * review, name or quality webhook forgets the organization's entry, so a decision shows at once
- * on the replica that received it (others within `ttlMs`).
+ * review, name or quality webhook forgets the organization's entry on the replica that received
+ * it; the account decision it carried is stored and read on every call, so every replica answers
+ * it at once.
  */
 export function createAccountStatusReader(
-  deps: { channels: ChannelDirectory; cloudApi: CloudApi },
+  deps: {
+    channels: ChannelDirectory;
+    cloudApi: CloudApi;
+    notices: { accountNotice(company_id: number): Promise<AccountNotice | null> };
+  },
   ttlMs: number,
 ) {
   const cache = new Map<number, { at: number; answer: Promise<AccountStatusResponse> }>();
+  function ask(company_id: number): Promise<AccountStatusResponse> {
+    const hit = cache.get(company_id);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.answer;
+    const answer = getAccountStatus(deps, company_id);
+    cache.set(company_id, { at: Date.now(), answer });
+    // A failed or disconnected answer is not kept: the next call asks again.
+    answer.then(
+      (status) => {
+        if (status.connection_state !== 'connected') cache.delete(company_id);
+      },
+      () => cache.delete(company_id),
+    );
+    return answer;
+  }
   return {
-    read(company_id: number): Promise<AccountStatusResponse> {
-      const hit = cache.get(company_id);
-      if (hit && Date.now() - hit.at < ttlMs) return hit.answer;
-      const answer = getAccountStatus(deps, company_id);
-      cache.set(company_id, { at: Date.now(), answer });
-      // A failed or disconnected answer is not kept: the next call asks again.
-      answer.then(
-        (status) => {
-          if (status.connection_state !== 'connected') cache.delete(company_id);
-        },
-        () => cache.delete(company_id),
-      );
-      return answer;
+    /** The provider's answer (cached), with the latest account notice read fresh on top. */
+    async read(company_id: number): Promise<AccountStatusResponse> {
+      const [answer, notice] = await Promise.all([
+        ask(company_id),
+        deps.notices.accountNotice(company_id),
+      ]);
+      return withAccountNotice(answer, notice);
     },
     forget(company_id: number): void {
       cache.delete(company_id);
     },
   };
 }
+
 export type AccountStatusReader = ReturnType<typeof createAccountStatusReader>;
+
+/**
+ * The provider's fields do not show a ban or a restriction of the business account, and its
+ * review status may lag its own notice: the latest account notice decides the account status,
+ * unless the phone number itself is blocked right now (a live fact of its own).
+ */
+export function withAccountNotice(
+  answer: AccountStatusResponse,
+  notice: AccountNotice | null,
+): AccountStatusResponse {
+  if (!notice) return answer;
+  const phoneBlocked = answer.account_status !== null && BLOCKED.has(answer.account_status.toUpperCase());
+  return {
+    ...answer,
+    account_status: phoneBlocked ? answer.account_status : notice.account_status,
+    account_review_status: notice.review_status ?? answer.account_review_status,
+  };
+}
 
 /**
  * Spec §4.3 `accountStatus`, asked of the provider (phone number and WABA, in

@@ -15,10 +15,13 @@ export function statusTimesOf(message: StoredMessage): StatusTimes {
 }
 
 export function presentMessage(message: StoredMessage): MessageView {
+  const wamid = hasRealWamid(message) ? message.wamid : null;
   return {
-    id: message.id,
-    wamid: hasRealWamid(message) ? message.wamid : null,
+    message_id: message.id,
+    message_wamid: wamid,
     contact_id: message.contact_id,
+    id: message.id,
+    wamid,
     phone: message.phone,
     direction: message.direction,
     type: message.type,

@@ -1,9 +1,12 @@
-import type {
-  ConversationsResponse,
-  GetConversationsQuery,
-  GetMessagesQuery,
-  MessageStatusResponse,
-  MessagesResponse,
+import {
+  DEFAULT_MESSAGES_PER_PAGE,
+  pageMeta,
+  pageRequest,
+  type ConversationsResponse,
+  type GetConversationsQuery,
+  type GetMessagesQuery,
+  type MessageStatusResponse,
+  type MessagesResponse,
 } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
@@ -49,22 +52,28 @@ export async function getMessages(
   company_id: number,
   query: GetMessagesQuery,
 ): Promise<MessagesResponse> {
-  const page = await deps.messages.listByContact(
-    company_id,
-    query.contact_id,
-    query.limit + 1,
-    query.before_id,
-  );
-  if (page.length === 0 && query.before_id === undefined) {
+  const request = pageRequest(query, DEFAULT_MESSAGES_PER_PAGE);
+  const [page, total] = await Promise.all([
+    deps.messages.listByContact(
+      company_id,
+      query.contact_id,
+      request.per_page + 1,
+      query.before_id,
+      request.skip,
+    ),
+    deps.messages.countByContact(company_id, query.contact_id, query.before_id),
+  ]);
+  if (total === 0 && query.before_id === undefined) {
     // No messages: an unknown contact (also another organization's) is a 404, not an empty list.
     const [contact] = await deps.contacts.byIds(company_id, [query.contact_id]);
     if (!contact) throw new AppError('not_found', `contact_id: no contact ${query.contact_id}`);
   }
-  const messages = page.slice(0, query.limit);
+  const messages = page.slice(0, request.per_page);
   return {
     status: 'success',
     messages: messages.map(presentMessage),
-    next_before_id: page.length > query.limit ? messages[messages.length - 1]!.id : null,
+    meta: pageMeta(total, request),
+    next_before_id: page.length > request.per_page ? messages[messages.length - 1]!.id : null,
   };
 }
 
@@ -74,8 +83,12 @@ export async function getConversations(
   company_id: number,
   query: GetConversationsQuery,
 ): Promise<ConversationsResponse> {
-  const page = await deps.conversations.list(company_id, query.limit + 1, query.before_id);
-  const conversations = page.slice(0, query.limit);
+  const request = pageRequest(query, DEFAULT_MESSAGES_PER_PAGE);
+  const [page, total] = await Promise.all([
+    deps.conversations.list(company_id, request.per_page + 1, query.before_id, request.skip),
+    deps.conversations.count(company_id, query.before_id),
+  ]);
+  const conversations = page.slice(0, request.per_page);
   const [lastMessages, contacts] = await Promise.all([
     Promise.all(conversations.map((c) => deps.messages.findById(c.last_message_id))),
     deps.contacts
@@ -92,12 +105,15 @@ export async function getConversations(
   const items = conversations.flatMap((conversation, index) => {
     const last = lastMessages[index];
     if (!last || last.company_id !== company_id) return [];
+    const lastMessage = presentMessage(last);
     return [
       {
         contact_id: conversation.contact_id,
+        message_id: lastMessage.message_id,
+        message_wamid: lastMessage.message_wamid,
         contact_name: names.get(conversation.contact_id) ?? conversation.contact_name,
         phone: conversation.phone,
-        last_message: presentMessage(last),
+        last_message: lastMessage,
         unread_count: conversation.unread_ids.length,
         updated_at: new Date(conversation.updated_at).toISOString(),
       },
@@ -106,7 +122,10 @@ export async function getConversations(
   return {
     status: 'success',
     conversations: items,
+    meta: pageMeta(total, request),
     next_before_id:
-      page.length > query.limit ? conversations[conversations.length - 1]!.last_message_id : null,
+      page.length > request.per_page
+        ? conversations[conversations.length - 1]!.last_message_id
+        : null,
   };
 }

@@ -113,6 +113,13 @@ export async function noteAccountChange(
   } else {
     const decision = accountDecisionOf(message.field, message.value);
     if (decision) {
+      // Kept on the channel first, so accountStatus answers the decision at once (the provider's
+      // own fields do not show a ban), and a redelivery keeps it again harmlessly.
+      await deps.channels.noteAccount(company_id, {
+        ...decision,
+        review_status: message.field === 'account_review_update' ? decision.decision : null,
+        at: new Date(message.received_at),
+      });
       events.push(
         brokerEvent('account_status_updated', company_id, { ...decision, company_id }, now),
       );

@@ -1,7 +1,13 @@
-import type {
-  CreateTemplateRequest,
-  DeleteTemplateRequest,
-  TemplateView,
+import {
+  asksForPage,
+  pageOfList,
+  pageRequest,
+  wholeListMeta,
+  type PageMeta,
+  type PagingInput,
+  type TemplateToCreate,
+  type TemplateToDelete,
+  type TemplateView,
 } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import {
@@ -26,6 +32,8 @@ export function presentTemplate(template: StoredTemplate): TemplateView {
   return {
     id: template.id,
     provider_id: template.provider_id,
+    template_name: template.name,
+    template_language: template.language,
     name: template.name,
     language: template.language,
     category: template.category,
@@ -62,7 +70,7 @@ async function clientOf(deps: TemplateDeps, company_id: number): Promise<CloudAp
 export async function createTemplate(
   deps: TemplateDeps,
   company_id: number,
-  request: CreateTemplateRequest,
+  request: TemplateToCreate,
   now = new Date(),
 ): Promise<TemplateView> {
   checkTemplateCreation(request);
@@ -195,21 +203,22 @@ async function adopt(
 export async function listTemplates(
   deps: TemplateDeps,
   company_id: number,
-  query: { refresh: boolean; status?: string },
-): Promise<TemplateView[]> {
+  query: { refresh: boolean; status?: string } & PagingInput,
+): Promise<{ templates: TemplateView[]; meta: PageMeta }> {
   if (query.refresh) await syncTemplates(deps, company_id);
-  const templates = await deps.templates.list(
-    company_id,
-    query.status ? { status: query.status } : {},
-  );
-  return templates.map(presentTemplate);
+  // At most a few thousand per account (the provider's own cap): read whole, cut in code.
+  const all = await deps.templates.list(company_id, query.status ? { status: query.status } : {});
+  const { items, meta } = asksForPage(query)
+    ? pageOfList(all, pageRequest(query, all.length || 1))
+    : { items: all, meta: wholeListMeta(all.length) };
+  return { templates: items.map(presentTemplate), meta };
 }
 
 /** deleteTemplate: at the provider (one language by its id, or every language), then here. */
 export async function deleteTemplate(
   deps: TemplateDeps,
   company_id: number,
-  request: DeleteTemplateRequest,
+  request: TemplateToDelete,
 ): Promise<{ name: string; language: string }[]> {
   const matching = (await deps.templates.list(company_id, { name: request.name })).filter(
     (template) => request.language === undefined || template.language === request.language,

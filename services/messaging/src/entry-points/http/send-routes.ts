@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import multer from 'multer';
 import {
+  CAMPAIGN_ID_HEADER,
   IDEMPOTENCY_KEY_HEADER,
   SendMediaRequestSchema,
   SendMessageRequestSchema,
@@ -31,6 +32,12 @@ function idempotencyOf(req: Request, operation: string, request: unknown, extra 
     .update(`${operation}\n${JSON.stringify(request)}\n${extra}`)
     .digest('hex');
   return { scope: 'api' as const, key, fingerprint };
+}
+
+/** An API campaign's send names its campaign (campaigns only: the gateway never forwards it). */
+function campaignOf(req: Request): { campaign_id?: number } {
+  const value = req.header(CAMPAIGN_ID_HEADER);
+  return value && /^[1-9][0-9]{0,14}$/.test(value) ? { campaign_id: Number(value) } : {};
 }
 
 function answer(res: Response, sent: SendAnswer): void {
@@ -72,6 +79,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
         recipient: { phone },
         content: contentOfMessage(rest),
         idempotency: idempotencyOf(req, 'sendMessageToPhoneNumber', request),
+        ...campaignOf(req),
         mayFail: true,
       }),
     );
@@ -88,6 +96,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
         recipient: { phone },
         content: contentOfTemplate(rest),
         idempotency: idempotencyOf(req, 'sendtemplatemessage', request),
+        ...campaignOf(req),
         mayFail: true,
       }),
     );

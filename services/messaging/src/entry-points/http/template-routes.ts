@@ -4,6 +4,8 @@ import {
   DeleteTemplateRequestSchema,
   GetTemplatesQuerySchema,
   UploadTemplateMediaRequestSchema,
+  templateToCreate,
+  withTemplateKey,
   type DeleteTemplateResponse,
   type TemplateResponse,
   type TemplatesResponse,
@@ -37,14 +39,16 @@ export function templateRoutes(
   serveOperation(router, 'getTemplates', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetTemplatesQuerySchema, operationInput(req));
-    const templates = await listTemplates(deps, company_id, query);
-    res.json({ status: 'success', templates } satisfies TemplatesResponse);
+    res.json({
+      status: 'success',
+      ...(await listTemplates(deps, company_id, query)),
+    } satisfies TemplatesResponse);
   });
 
   serveOperation(router, 'createTemplate', ['post'], async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(CreateTemplateRequestSchema, operationInput(req));
-    const template = await createTemplate(deps, company_id, request);
+    const template = await createTemplate(deps, company_id, templateToCreate(request));
     res.status(201).json({ status: 'success', template } satisfies TemplateResponse);
   });
 
@@ -65,7 +69,7 @@ export function templateRoutes(
   serveOperation(router, 'deleteTemplate', ['post', 'delete'], async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(DeleteTemplateRequestSchema, operationInput(req));
-    const deleted = await deleteTemplate(deps, company_id, request);
+    const deleted = await deleteTemplate(deps, company_id, withTemplateKey(request));
     res.json({ status: 'success', deleted } satisfies DeleteTemplateResponse);
   });
 }

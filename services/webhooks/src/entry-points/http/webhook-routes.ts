@@ -3,6 +3,14 @@ import type { ZodType } from 'zod';
 import {
   CreateWebhookRequestSchema,
   DeliveryLogsQuerySchema,
+  DEFAULT_LOGS_PER_PAGE,
+  ListWebhooksQuerySchema,
+  MAX_WEBHOOKS_PER_PAGE,
+  asksForPage,
+  pageMeta,
+  pageOfList,
+  pageRequest,
+  wholeListMeta,
   TestWebhookRequestSchema,
   UpdateWebhookRequestSchema,
   WebhookIdParamsSchema,
@@ -72,10 +80,16 @@ export function webhookRoutes(router: Router, deps: WebhookRouteDeps): void {
 
   router.get(BASE, async (req, res) => {
     const { company_id } = orgContext(req);
-    const webhooks = await manage.webhooks.listByCompany(company_id);
+    const paging = parseInput(ListWebhooksQuerySchema, req.query);
+    const all = await manage.webhooks.listByCompany(company_id);
+    // An organization's endpoints are few: read whole, cut the page in code.
+    const { items, meta } = asksForPage(paging)
+      ? pageOfList(all, pageRequest(paging, MAX_WEBHOOKS_PER_PAGE))
+      : { items: all, meta: wholeListMeta(all.length) };
     const body: WebhookListResponse = {
       status: 'success',
-      webhooks: webhooks.map((webhook) => presentWebhook({ webhook })),
+      webhooks: items.map((webhook) => presentWebhook({ webhook })),
+      meta,
     };
     res.json(body);
   });
@@ -134,14 +148,21 @@ export function webhookRoutes(router: Router, deps: WebhookRouteDeps): void {
     const { company_id } = orgContext(req);
     const id = webhookId(req);
     const query = parseInput(DeliveryLogsQuerySchema, req.query);
-    const { rows, total } = await listDeliveryLogs(manage, company_id, id, query);
+    const page = pageRequest(query, DEFAULT_LOGS_PER_PAGE);
+    const { rows, total } = await listDeliveryLogs(manage, company_id, id, {
+      page: page.page,
+      limit: page.per_page,
+      ...(query.state ? { state: query.state } : {}),
+    });
+    const meta = pageMeta(total, page);
     const body: DeliveryLogListResponse = {
       status: 'success',
       logs: rows.flatMap((row) => (row.payload === null ? [] : [presentLog(row, row.payload)])),
-      page: query.page,
-      limit: query.limit,
+      meta,
+      page: page.page,
+      limit: page.per_page,
       total,
-      has_more: query.page * query.limit < total,
+      has_more: meta.next_page !== null,
     };
     res.json(body);
   });

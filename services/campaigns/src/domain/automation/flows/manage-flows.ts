@@ -5,7 +5,12 @@ import type {
   PageMeta,
   UpdateFlowRequest,
 } from '@switchboard/contracts';
-import { flowGraphProblems } from '@switchboard/contracts';
+import {
+  DEFAULT_FLOWS_PER_PAGE,
+  flowGraphProblems,
+  pageMeta,
+  pageRequest,
+} from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import type { FlowChanges, FlowStore, StoredFlow } from '../../../data-access/flow-store';
 import { normalizeForMatching } from '../match-text';
@@ -78,10 +83,11 @@ export async function findFlow(
 export async function listFlows(
   deps: FlowsDeps,
   company_id: number,
-  { page, per_page }: GetFlowsQuery,
+  query: GetFlowsQuery,
 ): Promise<{ flows: StoredFlow[]; meta: PageMeta }> {
-  const { flows, total } = await deps.flows.page(company_id, page, per_page);
-  return { flows, meta: { total, page, per_page } };
+  const request = pageRequest(query, DEFAULT_FLOWS_PER_PAGE);
+  const { flows, total } = await deps.flows.page(company_id, request.page, request.per_page);
+  return { flows, meta: pageMeta(total, request) };
 }
 
 export async function addFlow(
