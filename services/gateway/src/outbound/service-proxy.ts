@@ -47,6 +47,8 @@ export interface ProxiedRequest {
   /** The parsed body (JSON or form), re-sent without the token; undefined: `stream` goes as is. */
   body: unknown;
   stream: IncomingMessage;
+  /** A body the edge prepared in place of the request's own (a form without its token part). */
+  forwardBody?: Readable;
   requestId: string;
 }
 
@@ -57,6 +59,7 @@ export const proxiedRequestOf = (req: Request, res: Response): ProxiedRequest =>
   headers: req.headers,
   body: req.body,
   stream: req,
+  forwardBody: forwardedBodyOf(res),
   requestId: requestId(res),
 });
 
@@ -158,7 +161,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       }
 
       let body: Buffer | Readable | undefined;
-      const form = forwardedBodyOf(res);
+      const form = req.forwardBody;
       if (form) {
         // The form without its token part: another length than the client's, so sent chunked.
         body = form;
