@@ -344,22 +344,8 @@ export function createMessageStore(db: Connection) {
     ): Promise<boolean> {
       // The key first: a status webhook can then always find the message by its key alone.
       await this.rememberWamid({ wamid, id: message.id, company_id: message.company_id });
-      const outbox = addToOutbox(events);
-      const { matchedCount } = await Messages.updateOne(
-        { _id: String(message.id), status: 'pending' },
-        {
-          $set: {
-            wamid,
-            status: 'sent',
-            'status_times.sent': now,
-            lease_until: null,
-            updated_at: now,
-            ...outbox.set,
-          },
-          $push: { history: { status: 'sent', at: now, applied: true } },
-          $addToSet: outbox.addToSet,
-        },
-      );
+      const { filter, update } = acceptanceUpdate({ message, wamid, now, events });
+      const { matchedCount } = await Messages.updateOne(filter, update);
       return matchedCount === 1;
     },
 
