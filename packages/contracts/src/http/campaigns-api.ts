@@ -69,17 +69,18 @@ const ButtonSchema = z.object({
 export const CampaignMessageSchema = z.discriminatedUnion(
   'type',
   [
-    z.object({
-      type: z.literal('text'),
-      text: z.string().min(1).max(4096),
-      header: z.string().max(60).optional(),
-      footer: z.string().max(60).optional(),
-      buttons: z.array(ButtonSchema).max(3).optional(),
-      image: z
-        .url({ protocol: /^https?$/ })
-        .regex(HTTP_URL)
-        .optional(),
-    })
+    z
+      .object({
+        type: z.literal('text'),
+        text: z.string().min(1).max(4096),
+        header: z.string().max(60).optional(),
+        footer: z.string().max(60).optional(),
+        buttons: z.array(ButtonSchema).max(3).optional(),
+        image: z
+          .url({ protocol: /^https?$/ })
+          .regex(HTTP_URL)
+          .optional(),
+      })
       .meta({ dependentRequired: { header: ['buttons'], footer: ['buttons'] } })
       .superRefine(refuseFramesWithoutButtons),
     z

@@ -45,11 +45,7 @@ export const PhoneSchema = z
   )
   .transform((value) => normalizePhone(String(value))!);
 
-export {
-  MAX_POSITIVE_INTEGER,
-  PositiveIntegerSchema,
-  positiveIntegerUpTo,
-} from './integers';
+export { MAX_POSITIVE_INTEGER, PositiveIntegerSchema, positiveIntegerUpTo } from './integers';
 
 /** `true`/`false`/`1`/`0`, as JSON booleans or numbers, or as strings from forms and queries. */
 export const BooleanInputSchema = z

@@ -62,4 +62,3 @@ export function positiveIntegerUpTo(max: number) {
     )
     .pipe(z.number());
 }
-

@@ -10,11 +10,7 @@ const orgOf = (campaign: StoredCampaign) => ({
   plan_started_at: new Date(campaign.plan_started_at),
 });
 
-export function campaignStarted(
-  campaign: StoredCampaign,
-  total: number,
-  now: Date,
-): BrokerEvent {
+export function campaignStarted(campaign: StoredCampaign, total: number, now: Date): BrokerEvent {
   return {
     id: randomUUID(),
     event: 'campaign_started',

@@ -78,7 +78,8 @@ export function withAccountNotice(
   notice: AccountNotice | null,
 ): AccountStatusResponse {
   if (!notice) return answer;
-  const phoneBlocked = answer.account_status !== null && BLOCKED.has(answer.account_status.toUpperCase());
+  const phoneBlocked =
+    answer.account_status !== null && BLOCKED.has(answer.account_status.toUpperCase());
   return {
     ...answer,
     account_status: phoneBlocked ? answer.account_status : notice.account_status,
