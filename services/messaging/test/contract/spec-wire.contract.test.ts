@@ -7,10 +7,15 @@ import {
   ContactsResponseSchema,
   ConversationsResponseSchema,
   GroupsResponseSchema,
+  MessageStatusResponseSchema,
   MessagesResponseSchema,
   TemplateResponseSchema,
   TemplatesResponseSchema,
+  TestWebhookResponseSchema,
+  WebhookEnvelopeSchema,
+  WebhookResponseSchema,
   buildOpenApiDocument,
+  type WebhookEnvelope,
 } from '@switchboard/contracts';
 import {
   startMessagingSystem,
@@ -19,7 +24,12 @@ import {
   type MessagingSystem,
   type Organization,
 } from '../support/messaging-harness';
-import type { LooseJson } from '../../../../test/support/test-infra';
+import { jsonBody, type LooseJson } from '../../../../test/support/test-infra';
+import {
+  startReceiver,
+  type Behaviour,
+  type Receiver,
+} from '../../../webhooks/test/support/receiver';
 
 // The spec's wire details, each read from its text and checked through the gateway as a client
 // written from the spec alone would meet them.
@@ -74,11 +84,14 @@ let system: MessagingSystem;
 let org: Organization;
 let gatewayUrl: string;
 const recorder = recordingProxy();
+const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   const messagingFront = await recorder.start();
   system = await startMessagingSystem('specwire', {
     campaignsEnv: {},
+    // The request timeout and retry waits are the spec's; receivers are local servers.
+    webhooksEnv: { ALLOW_PRIVATE_URLS: 'true' },
     gatewayEnv: { MESSAGING_URL: messagingFront },
   });
   recorder.forwardTo(system.stack.messaging.url);
@@ -89,6 +102,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await system?.stop();
   await recorder.stop();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
 });
 
 /** POSTs a multipart form to an operation with no token but what the form holds. */
@@ -418,5 +432,170 @@ describe('one paging convention for every list, and header/footer as the provide
       buttons: ['Yes', 'No'],
     });
     expect(withButtons.status).toBe(200);
+  });
+});
+
+/** A customer's endpoint registered through the gateway, checking every signature it receives. */
+async function registerWebhook(token: string, events: string[], behaviour: Behaviour) {
+  const receiver = await startReceiver(behaviour);
+  receivers.push(receiver);
+  const created = await developer(token, 'POST', '/developer/webhooks', {
+    name: 'Receiver',
+    url: receiver.url,
+    events,
+  });
+  expect(created.status).toBe(201);
+  const { webhook } = WebhookResponseSchema.parse(created.body);
+  receiver.trust(webhook.secret);
+  return { receiver, webhook };
+}
+
+/** The webhook management API through the gateway, the token in the JSON body of a POST. */
+async function developer(token: string, method: string, path: string, body: object = {}) {
+  const response = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, token }),
+  });
+  return { status: response.status, body: await jsonBody(response) };
+}
+
+/**
+ * What the receiver accepted (signed with its webhook's secret), each an envelope as the spec has
+ * it, named in `X-Webhook-Event` as in its body.
+ */
+const envelopesAt = (receiver: Receiver): WebhookEnvelope[] =>
+  receiver.requests
+    .filter((request) => request.verified)
+    .map((request) => {
+      const envelope = WebhookEnvelopeSchema.parse(JSON.parse(request.body.toString()));
+      expect(request.headers['x-webhook-event']).toBe(envelope.event);
+      return envelope;
+    });
+
+describe('spec §6.2 and §6.1: webhook requests and failures as customers receive them', () => {
+  test('when a customer tests a webhook through the gateway and the receiver answers after 9 s, then the test says delivered: the 10 s request timeout holds for the test call too', async () => {
+    const hooks = await system.newOrganization('standard', 'Slow Receiver Co');
+    const { receiver, webhook } = await registerWebhook(
+      hooks.api.token,
+      ['account_status_updated'],
+      () => ({ status: 200, body: 'slow but fine', delayMs: 9_000 }),
+    );
+
+    const tested = await developer(
+      hooks.api.token,
+      'POST',
+      `/developer/webhooks/${webhook.id}/test`,
+    );
+
+    expect(tested.status).toBe(200);
+    expect(TestWebhookResponseSchema.parse(tested.body).log).toMatchObject({
+      event: 'account_status_updated',
+      state: 'succeeded',
+      response_status: 200,
+      response_body: 'slow but fine',
+      error: null,
+    });
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]!.headers['x-webhook-event']).toBe('account_status_updated');
+    expect(envelopesAt(receiver).map((envelope) => envelope.event)).toEqual([
+      'account_status_updated',
+    ]);
+  });
+
+  test('when the network accepts a message and fails it later, then the customer receives one signed message_failed with the network’s error and one message_status_updated failed with the real message_wamid', async () => {
+    const late = await system.newOrganization('standard', 'Late Failure Co');
+    const { receiver } = await registerWebhook(
+      late.api.token,
+      ['message_failed', 'message_status_updated'],
+      () => ({ status: 200, body: 'ok' }),
+    );
+    const phone = uniquePhone();
+    // Accepted at once, failed afterwards, and each status webhook of the network sent twice.
+    await system.sim('POST', '/faults', {
+      to: phone,
+      count: 1,
+      async_error_code: 131026,
+      duplicate_statuses: true,
+    });
+    const sent = await late.api.post('sendMessageToPhoneNumber', { phone, message: 'Fails later' });
+    expect(sent.status).toBe(200);
+    const { message_id, message_wamid } = sent.body as {
+      message_id: number;
+      message_wamid: string;
+    };
+    expect(message_wamid).toMatch(/^wamid\./);
+
+    const ofMessage = (event: string) =>
+      envelopesAt(receiver).filter(
+        (envelope) =>
+          envelope.event === event &&
+          (envelope.data as { message_id: number }).message_id === message_id,
+      );
+    const failedStatus = () =>
+      ofMessage('message_status_updated').filter(
+        (envelope) => (envelope.data as { status: string }).status === 'failed',
+      );
+    await waitFor(
+      () =>
+        ofMessage('message_failed').length > 0 && failedStatus().length > 0 ? true : undefined,
+      20_000,
+      'message_failed and message_status_updated failed at the receiver',
+    );
+    // Both copies of the network's failure taken in by the gateway, then a later message's status
+    // received: an announcement of the copy would have gone out before it.
+    await waitFor(
+      async () => {
+        const { webhooks } = await system.sim('GET', '/webhooks?field=messages&state=delivered');
+        const copies = (webhooks as { raw_body: string }[]).filter(
+          (webhook) =>
+            webhook.raw_body.includes(message_wamid) && webhook.raw_body.includes('"failed"'),
+        );
+        return copies.length === 2 || undefined;
+      },
+      10_000,
+      'both copies of the failed status delivered by the network',
+    );
+    const later = await late.api.post('sendMessageToPhoneNumber', {
+      phone: uniquePhone(),
+      message: 'Arrives',
+    });
+    expect(later.status).toBe(200);
+    await waitFor(
+      () =>
+        envelopesAt(receiver).some(
+          (envelope) =>
+            envelope.event === 'message_status_updated' &&
+            envelope.data.message_id === later.body.message_id,
+        ) || undefined,
+      10_000,
+      'the later message’s status at the receiver',
+    );
+
+    const status = MessageStatusResponseSchema.parse(
+      (await late.api.get('getMessageStatus', { message_id })).body,
+    );
+    expect(status).toMatchObject({ message_status: 'failed', message_wamid });
+    expect(status.error).toContain('131026');
+    expect(ofMessage('message_failed').map((envelope) => envelope.data)).toEqual([
+      {
+        message_id,
+        contact_id: expect.any(Number),
+        phone,
+        error: status.error,
+        company_id: late.company_id,
+      },
+    ]);
+    expect(failedStatus().map((envelope) => envelope.data)).toEqual([
+      {
+        message_id,
+        message_wamid,
+        status: 'failed',
+        error: status.error,
+        contact_id: expect.any(Number),
+        company_id: late.company_id,
+      },
+    ]);
+    expect(receiver.requests.every((request) => request.verified)).toBe(true);
   });
 });

@@ -18,6 +18,8 @@ import { contactsConfigSchema, type ContactsConfig } from '../../../contacts/src
 import { startService as startContacts } from '../../../contacts/src/start-service';
 import { inboundConfigSchema, type InboundConfig } from '../../../inbound/src/config';
 import { startService as startInbound } from '../../../inbound/src/start-service';
+import { webhooksConfigSchema, type WebhooksConfig } from '../../../webhooks/src/config';
+import { startService as startWebhooks } from '../../../webhooks/src/start-service';
 import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
 import {
   MONGODB_URL,
@@ -93,6 +95,7 @@ export interface MessagingSystem {
   contacts: RunningService<ContactsConfig>;
   inbound: RunningService<InboundConfig>;
   campaigns: RunningService<CampaignsConfig> | undefined;
+  webhooks: RunningService<WebhooksConfig> | undefined;
   internalSecret: string;
   amqpUrl: string;
   dbPrefix: string;
@@ -133,6 +136,8 @@ export async function startMessagingSystem(
     campaignsEnv?: Record<string, string>;
     /** Steps of the answer order other parts provide (flows, the AI bot), for campaigns. */
     campaignsOptions?: CampaignsStartOptions;
+    /** Also start webhooks (with these variables), behind the same gateway: events reach customers. */
+    webhooksEnv?: Record<string, string>;
     /** More gateway settings (e.g. an owner's URL pointed at a recording proxy). */
     gatewayEnv?: Record<string, string>;
   } = {},
@@ -156,10 +161,11 @@ export async function startMessagingSystem(
     PORT: '0',
   };
   const contacts = await startContacts(contactsConfigSchema.parse(common));
-  const ports = await freePortBlock(3);
+  const ports = await freePortBlock(4);
   const gatewayUrl = `http://127.0.0.1:${ports}`;
   const inboundUrl = `http://127.0.0.1:${ports + 1}`;
   const campaignsUrl = `http://127.0.0.1:${ports + 2}`;
+  const webhooksUrl = `http://127.0.0.1:${ports + 3}`;
   const stack = await startGatewayStack({
     dbPrefix,
     amqpUrl: vhost.url,
@@ -169,6 +175,7 @@ export async function startMessagingSystem(
       CONTACTS_URL: contacts.url,
       INBOUND_URL: inboundUrl,
       CAMPAIGNS_URL: campaignsUrl,
+      WEBHOOKS_URL: webhooksUrl,
       PROXY_TIMEOUT_MS: '30000',
       ...options.gatewayEnv,
     },
@@ -211,6 +218,16 @@ export async function startMessagingSystem(
       )
     : undefined;
 
+  const webhooks = options.webhooksEnv
+    ? await startWebhooks(
+        webhooksConfigSchema.parse({
+          ...common,
+          PORT: String(ports + 3),
+          ...options.webhooksEnv,
+        }),
+      )
+    : undefined;
+
   const events: BrokerEvent[] = [];
   const invalidEvents: unknown[] = [];
   const amqp: ChannelModel = await connect(vhost.url);
@@ -244,6 +261,7 @@ export async function startMessagingSystem(
     contacts,
     inbound,
     campaigns,
+    webhooks,
     internalSecret,
     amqpUrl: vhost.url,
     dbPrefix,
@@ -294,6 +312,7 @@ export async function startMessagingSystem(
       await amqp.close().catch(() => undefined);
       await inbound.stop();
       await campaigns?.stop();
+      await webhooks?.stop();
       await stack.stop();
       await contacts.stop();
       await simulator.stop();
