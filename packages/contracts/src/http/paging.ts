@@ -83,3 +83,14 @@ export function pageOfList<T>(items: T[], request: PageRequest): { items: T[]; m
     meta: pageMeta(items.length, request),
   };
 }
+
+/** A short list read whole: the page asked for, or all of it when the caller named no page. */
+export function pageOrWholeList<T>(
+  items: T[],
+  paging: PagingInput,
+  defaultPerPage: number,
+): { items: T[]; meta: PageMeta } {
+  return asksForPage(paging)
+    ? pageOfList(items, pageRequest(paging, defaultPerPage))
+    : { items, meta: wholeListMeta(items.length) };
+}

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { BooleanInputSchema, PositiveIntegerSchema } from './contacts-api';
 import { defineOperation } from './operation';
+import { PageMetaSchema, pageQuery } from './paging';
 
 /** Who may do what in an organization: the owner and admins manage users and tokens. */
 export const USER_ROLES = ['owner', 'admin', 'agent'] as const;
@@ -87,7 +88,13 @@ export const UpdateAgentRequestSchema = z
 export type UpdateAgentRequest = z.infer<typeof UpdateAgentRequestSchema>;
 export const AgentIdRequestSchema = z.object({ agent_id: PositiveIntegerSchema });
 export const AgentResponseSchema = successResponse({ agent: AgentSchema });
-export const AgentsResponseSchema = successResponse({ agents: z.array(AgentSchema) });
+/** An organization's users and tokens are few: read whole, a page cut when one is asked for. */
+export const MAX_USERS_PER_PAGE = 500;
+export const ListUsersQuerySchema = z.object({ ...pageQuery({ max: MAX_USERS_PER_PAGE }) });
+export const AgentsResponseSchema = successResponse({
+  agents: z.array(AgentSchema),
+  meta: PageMetaSchema,
+});
 export const DeleteAgentResponseSchema = successResponse({
   agent_id: z.number().int().positive(),
   deleted: z.literal(true),
@@ -109,7 +116,10 @@ export const ApiTokenViewSchema = z.object({
 });
 export type ApiTokenView = z.infer<typeof ApiTokenViewSchema>;
 
-export const TokensResponseSchema = successResponse({ tokens: z.array(ApiTokenViewSchema) });
+export const TokensResponseSchema = successResponse({
+  tokens: z.array(ApiTokenViewSchema),
+  meta: PageMetaSchema,
+});
 export const CreateNamedTokenRequestSchema = z.object({ name: TokenNameSchema });
 export const CreateNamedTokenResponseSchema = successResponse({
   ...ApiTokenViewSchema.shape,
@@ -177,6 +187,7 @@ export const USER_OPERATIONS = [
     summary: "List the organization's users (owner, admins, agents)",
     tags: ['users'],
     auth: 'token_or_session',
+    request: { query: ListUsersQuerySchema },
     responses: { 200: AgentsResponseSchema },
   }),
   defineOperation({
@@ -219,6 +230,7 @@ export const USER_OPERATIONS = [
     summary: "List the organization's API tokens, masked",
     tags: ['tokens'],
     auth: 'token_or_session',
+    request: { query: ListUsersQuerySchema },
     responses: { 200: TokensResponseSchema },
   }),
   defineOperation({

@@ -1,14 +1,11 @@
 import {
   DEFAULT_PER_PAGE,
-  asksForPage,
-  pageOfList,
-  pageRequest,
-  wholeListMeta,
   type Contact,
   type Group,
   type GroupRef,
   type PageMeta,
   type PagingInput,
+  pageOrWholeList,
 } from '@switchboard/contracts';
 import { AppError, isDuplicateKeyError } from '@switchboard/service-kit';
 import { groupNameKey, type StoredGroup } from '../data-access/group-store';
@@ -30,9 +27,7 @@ export async function listGroups(
 ): Promise<{ groups: Group[]; meta: PageMeta }> {
   // Groups are an organization's labels, few enough to read whole and cut the page in code.
   const all = await deps.groups.findAll(company_id);
-  const { items: groups, meta } = asksForPage(paging)
-    ? pageOfList(all, pageRequest(paging, DEFAULT_PER_PAGE))
-    : { items: all, meta: wholeListMeta(all.length) };
+  const { items: groups, meta } = pageOrWholeList(all, paging, DEFAULT_PER_PAGE);
   if (!withMembers || groups.length === 0) {
     return { groups: groups.map((group) => toGroupView(group)), meta };
   }

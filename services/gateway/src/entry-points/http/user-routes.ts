@@ -3,6 +3,9 @@ import {
   AddAgentRequestSchema,
   AgentIdRequestSchema,
   CreateNamedTokenRequestSchema,
+  ListUsersQuerySchema,
+  MAX_USERS_PER_PAGE,
+  pageOrWholeList,
   TokenIdRequestSchema,
   UpdateAgentRequestSchema,
   type Agent,
@@ -53,10 +56,12 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
   const { authenticate, userDeps } = deps;
 
   // Every user may list their colleagues: the inbox assigns conversations to them.
-  router.get('/api/svc/getAgents', authenticate, async (_req, res) => {
+  router.get('/api/svc/getAgents', authenticate, async (req, res) => {
+    const paging = parseInput(ListUsersQuerySchema, operationInput(req));
     const { company_id } = authenticatedOrganization(res);
     const members = await userDeps.users.listMembers(company_id);
-    res.json({ status: 'success', agents: members.map(presentAgent) });
+    const { items, meta } = pageOrWholeList(members, paging, MAX_USERS_PER_PAGE);
+    res.json({ status: 'success', agents: items.map(presentAgent), meta });
   });
 
   router.post('/api/svc/addAgent', authenticate, async (req, res) => {
@@ -95,10 +100,12 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
     res.json({ status: 'success', agent_id, deleted: true });
   });
 
-  router.get('/api/svc/getTokens', authenticate, async (_req, res) => {
+  router.get('/api/svc/getTokens', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'see API tokens', true);
+    const paging = parseInput(ListUsersQuerySchema, operationInput(req));
     const tokens = await listTokens(deps.store, authenticatedOrganization(res).company_id);
-    res.json({ status: 'success', tokens });
+    const { items, meta } = pageOrWholeList(tokens, paging, MAX_USERS_PER_PAGE);
+    res.json({ status: 'success', tokens: items, meta });
   });
 
   router.post('/api/svc/createToken', authenticate, async (req, res) => {

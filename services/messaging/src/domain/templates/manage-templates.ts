@@ -1,13 +1,10 @@
 import {
-  asksForPage,
-  pageOfList,
-  pageRequest,
-  wholeListMeta,
   type PageMeta,
   type PagingInput,
   type TemplateToCreate,
   type TemplateToDelete,
   type TemplateView,
+  pageOrWholeList,
 } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import {
@@ -208,9 +205,7 @@ export async function listTemplates(
   if (query.refresh) await syncTemplates(deps, company_id);
   // At most a few thousand per account (the provider's own cap): read whole, cut in code.
   const all = await deps.templates.list(company_id, query.status ? { status: query.status } : {});
-  const { items, meta } = asksForPage(query)
-    ? pageOfList(all, pageRequest(query, all.length || 1))
-    : { items: all, meta: wholeListMeta(all.length) };
+  const { items, meta } = pageOrWholeList(all, query, all.length || 1);
   return { templates: items.map(presentTemplate), meta };
 }
 

@@ -6,11 +6,8 @@ import {
   DEFAULT_LOGS_PER_PAGE,
   ListWebhooksQuerySchema,
   MAX_WEBHOOKS_PER_PAGE,
-  asksForPage,
   pageMeta,
-  pageOfList,
   pageRequest,
-  wholeListMeta,
   TestWebhookRequestSchema,
   UpdateWebhookRequestSchema,
   WebhookIdParamsSchema,
@@ -21,6 +18,7 @@ import {
   type TestWebhookResponse,
   type WebhookListResponse,
   type WebhookResponse,
+  pageOrWholeList,
 } from '@switchboard/contracts';
 import { AppError, describeZodError, orgContext, parseInput } from '@switchboard/service-kit';
 import type { DeliveryDeps } from '../../domain/attempt-delivery';
@@ -83,9 +81,7 @@ export function webhookRoutes(router: Router, deps: WebhookRouteDeps): void {
     const paging = parseInput(ListWebhooksQuerySchema, req.query);
     const all = await manage.webhooks.listByCompany(company_id);
     // An organization's endpoints are few: read whole, cut the page in code.
-    const { items, meta } = asksForPage(paging)
-      ? pageOfList(all, pageRequest(paging, MAX_WEBHOOKS_PER_PAGE))
-      : { items: all, meta: wholeListMeta(all.length) };
+    const { items, meta } = pageOrWholeList(all, paging, MAX_WEBHOOKS_PER_PAGE);
     const body: WebhookListResponse = {
       status: 'success',
       webhooks: items.map((webhook) => presentWebhook({ webhook })),
