@@ -308,7 +308,7 @@ describe('getContacts and getSingleContact', () => {
 
     const beyond = ContactsResponseSchema.parse((await api.get('getContacts', { page: 9 })).body);
     expect(beyond.contacts).toEqual([]);
-    expect(beyond.meta).toEqual({ total: 25, page: 9, per_page: 100 });
+    expect(beyond.meta).toEqual({ total: 25, page: 9, per_page: 100, next_page: null });
   });
 
   test('when per_page is over 1000 or page is 0, then the answer is 422 naming the parameter', async () => {
