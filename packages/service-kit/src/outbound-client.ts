@@ -3,7 +3,7 @@ import https from 'node:https';
 import axios, { type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics';
-import { CountedAnswer, createRemoteGuard } from './remote-guard';
+import { CountedAnswer, createRemoteGuard, type RemoteGuardOptions } from './remote-guard';
 import { withheldTraceContext } from './trace-context';
 
 export { OutboundError, type OutboundFailureKind } from './remote-guard';
@@ -21,11 +21,7 @@ export interface OutboundClientOptions {
    * outside Switchboard (the provider, customer endpoints) pass `status >= 500`.
    */
   countsAsFailure?: (status: number) => boolean;
-  breaker?: {
-    errorThresholdPercentage?: number;
-    resetTimeoutMs?: number;
-    volumeThreshold?: number;
-  };
+  breaker?: RemoteGuardOptions['breaker'];
   /** Where calls and breaker state are counted; defaults to the metrics of the running service. */
   metrics?: ServiceMetrics;
   /**
