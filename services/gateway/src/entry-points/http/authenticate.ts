@@ -11,10 +11,20 @@ import type { RateLimits } from './rate-limits';
  * A streamed multipart form's token is read as it arrives (`formTokenOf`), after these.
  */
 export function tokenFrom(req: Request): string | undefined {
-  const bearer = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
   const body = req.body as Record<string, unknown> | undefined;
-  const candidates = [bearer, body?.token, req.query.token];
-  return candidates.find((value): value is string => typeof value === 'string' && value !== '');
+  return tokenAmong(req.header('authorization'), body?.token, req.query.token);
+}
+
+/** The first token given: the bearer header's, then the body's, then the query's. */
+export function tokenAmong(
+  authorization: string | undefined,
+  bodyToken: unknown,
+  queryToken: unknown,
+): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  return [bearer, bodyToken, queryToken].find(
+    (value): value is string => typeof value === 'string' && value !== '',
+  );
 }
 
 export function requireToken(authenticator: TokenAuthenticator, limits: RateLimits) {

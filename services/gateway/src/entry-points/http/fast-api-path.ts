@@ -16,6 +16,7 @@ import {
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import type { OwnerService, ServiceProxy } from '../../outbound/service-proxy';
 import type { RateLimits } from './rate-limits';
+import { tokenAmong } from './authenticate';
 
 /** The route label the express route of these requests has, so the metrics stay one series. */
 const ROUTE = '/api/svc/:operation';
@@ -132,10 +133,7 @@ export function createFastApiPath(deps: {
 
     const client = { ip: clientAddress(req, deps.trustedHops) };
     deps.limits.refuseAfterFailures(client, res);
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const token = [bearer, body?.token, params.get('token')].find(
-      (value): value is string => typeof value === 'string' && value !== '',
-    );
+    const token = tokenAmong(req.headers.authorization, body?.token, params.get('token'));
     const found = await deps.authenticator.authenticate(token);
     if (!found) {
       deps.limits.countFailure(client);
