@@ -4,11 +4,16 @@ import type { ErrorResponse } from '@switchboard/contracts';
 import { AppError, describeZodError } from '../errors';
 import { requestLogger } from './request-context';
 
-export function sendError(res: Response, error: AppError): void {
+/** The spec's error envelope of an AppError, its details beside the three fields they never override. */
+export function errorBody(error: AppError): ErrorResponse & Record<string, unknown> {
   const body: ErrorResponse = { status: 'error', message: error.message, code: error.code };
+  return { ...error.details, ...body };
+}
+
+export function sendError(res: Response, error: AppError): void {
   // Read by the HTTP metrics, which count error answers by code.
   res.locals.errorCode = error.code;
-  res.status(error.httpStatus).json({ ...error.details, ...body });
+  res.status(error.httpStatus).json(errorBody(error));
 }
 
 export function notFoundHandler(req: Request, res: Response): void {

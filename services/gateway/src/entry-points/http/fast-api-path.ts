@@ -9,6 +9,7 @@ import {
 import {
   AppError,
   checkInput,
+  errorBody,
   redactPath,
   type Logger,
   type ServiceMetrics,
@@ -97,10 +98,9 @@ export function createFastApiPath(deps: {
       res.destroy();
       return;
     }
-    const body = { ...error.details, status: 'error', message: error.message, code: error.code };
     res.statusCode = error.httpStatus;
     res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify(body));
+    res.end(JSON.stringify(errorBody(error)));
   }
 
   async function handle(
