@@ -4,7 +4,9 @@
  * `maxWaitMs` after the first one arrived; while a batch runs the next one gathers, so under load
  * batches grow by themselves and when idle an item waits at most `maxWaitMs`. Batches run one at a
  * time (`concurrency` 1, the default) unless told otherwise, so that items of one batch are
- * handled before those of the next (a message's statuses stay in arrival order).
+ * handled before those of the next (a message's statuses stay in arrival order). With
+ * `maxWaitMs` 0 an item starts a batch at once when one may run: a lone caller waits for nothing,
+ * and callers arriving while a batch runs share the next one.
  */
 export interface BatcherOptions<I, R> {
   maxItems: number;
@@ -27,6 +29,7 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
   const concurrency = options.concurrency ?? 1;
   let waiting: Waiting<I, R>[] = [];
   let running = 0;
+  const inFlight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
 
   function startDue(): void {
@@ -35,11 +38,13 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
       timer = undefined;
       const batch = waiting.splice(0, options.maxItems);
       running += 1;
-      void runBatch(batch).finally(() => {
+      const done = runBatch(batch).finally(() => {
         running -= 1;
+        inFlight.delete(done);
         // What gathered meanwhile goes at once: it has waited for a batch already.
         startDue();
       });
+      inFlight.add(done);
     }
   }
 
@@ -62,13 +67,20 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
       return new Promise<R>((resolve, reject) => {
         waiting.push({ item, resolve, reject });
         if (running >= concurrency) return; // the running batch's end starts the next
-        if (waiting.length >= options.maxItems) startDue();
+        if (waiting.length >= options.maxItems || options.maxWaitMs === 0) startDue();
         else timer ??= setTimeout(startDue, options.maxWaitMs);
       });
     },
     /** Items waiting for a batch to start. */
     get waiting(): number {
       return waiting.length;
+    },
+    /** Resolves once every item added so far has had its batch run (at shutdown). */
+    async drain(): Promise<void> {
+      while (waiting.length > 0 || inFlight.size > 0) {
+        if (inFlight.size === 0) startDue(); // gathering behind a timer: go now
+        await Promise.all(inFlight);
+      }
     },
     /** Fails what is still waiting (at shutdown: a broker message goes back, a request errs). */
     abandon(error: Error): void {
