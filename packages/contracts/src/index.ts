@@ -5,6 +5,7 @@ export * from './service-names';
 export * from './events/event-names';
 export * from './events/payloads';
 export * from './events/envelope';
+export * from './events/console-events';
 export * from './broker-topology';
 export * from './http/operation';
 export * from './http/gateway-api';
