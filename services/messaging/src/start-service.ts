@@ -22,6 +22,8 @@ import { createNoticeStore } from './data-access/notice-store';
 import { createQuotaStore } from './data-access/quota-store';
 import { createTemplateStore } from './data-access/template-store';
 import { createChannelDirectory } from './domain/channel-directory';
+import { createMessageQuota } from './domain/message-quota';
+import { createChannels } from './domain/provision-channel';
 import { createKeyedLock } from './domain/keyed-lock';
 import { eventIdsIn } from './domain/message-events';
 import { createAccountStatusReader } from './domain/reading/account-status';
@@ -172,12 +174,14 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       return {
         routes: (router) => {
           channelRoutes(router, {
-            store: channels,
-            defaults,
-            register,
-            onChanged: (company_id) => directory.forget(company_id),
+            channels: createChannels({
+              store: channels,
+              defaults,
+              register,
+              onChanged: (company_id) => directory.forget(company_id),
+            }),
           });
-          quotaRoutes(router, { quotas });
+          quotaRoutes(router, { quota: createMessageQuota(quotas) });
           sendRoutes(router, { sender, mediaMaxBytes: config.MEDIA_MAX_BYTES });
           readRoutes(router, { messages, conversations, contacts, accountStatus, logger });
           templateRoutes(router, {

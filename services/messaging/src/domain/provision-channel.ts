@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type {
   ChannelSummary,
   ChannelView,
+  InboundChannel,
   ProvisionChannelRequest,
   UpdateChannelRequest,
 } from '@switchboard/contracts';
@@ -99,5 +100,51 @@ export function viewChannel(channel: Channel, publicBaseUrl: string): ChannelVie
     waba_id: channel.waba_id,
     display_phone_number: channel.display_phone_number,
     inbound_url: inboundUrlOf(channel, publicBaseUrl),
+  };
+}
+
+/** What the inbound service needs to check and route a provider webhook for a channel. */
+export async function inboundChannelFor(
+  store: ChannelStore,
+  inboundToken: string,
+): Promise<InboundChannel> {
+  const channel = await store.findByInboundToken(inboundToken);
+  if (!channel) throw new AppError('not_found', 'Unknown channel');
+  return {
+    company_id: channel.company_id,
+    app_secret: channel.app_secret,
+    verify_token: channel.verify_token,
+    phone_number_id: channel.phone_number_id,
+    waba_id: channel.waba_id,
+  };
+}
+
+export interface Channels {
+  provision(request: ProvisionChannelRequest): Promise<ChannelSummary>;
+  update(company_id: number, changes: UpdateChannelRequest): Promise<ChannelView>;
+  inboundChannel(inboundToken: string): Promise<InboundChannel>;
+}
+
+/** The channel operations the internal API offers, bound to their store and defaults. */
+export function createChannels(deps: {
+  store: ChannelStore;
+  defaults: ChannelDefaults;
+  register: RegisterChannel | undefined;
+  /** Told when a channel changed, so that cached copies are dropped. */
+  onChanged?: (company_id: number) => void;
+}): Channels {
+  const { store, defaults } = deps;
+  return {
+    provision: async (request) =>
+      summarizeChannel(
+        await provisionChannel(store, request, defaults, deps.register),
+        defaults.publicBaseUrl,
+      ),
+    update: async (company_id, changes) => {
+      const channel = await updateChannel(store, company_id, changes);
+      deps.onChanged?.(company_id);
+      return viewChannel(channel, defaults.publicBaseUrl);
+    },
+    inboundChannel: (inboundToken) => inboundChannelFor(store, inboundToken),
   };
 }

@@ -1,8 +1,21 @@
 import { AppError, createOutboundClient, type Logger } from '@switchboard/service-kit';
-import type { RegisterChannel } from '../domain/provision-channel';
+
+/** What the simulator must know of a channel to accept its sends and post its webhooks. */
+export interface SimulatorChannel {
+  phone_number_id: string;
+  waba_id: string;
+  access_token: string;
+  app_secret: string;
+  verify_token: string;
+  display_phone_number: string;
+  verified_name: string;
+}
 
 /** Registers channels with the provider simulator's control API, so it accepts their sends. */
-export function simulatorRegistrar(baseURL: string, logger: Logger): RegisterChannel {
+export function simulatorRegistrar(
+  baseURL: string,
+  logger: Logger,
+): (channel: SimulatorChannel, inboundUrl: string) => Promise<void> {
   const client = createOutboundClient({
     name: 'provider-simulator',
     baseURL,

@@ -4,77 +4,37 @@ import {
   MESSAGING_INTERNAL_PATHS,
   ReleaseMessageQuotaRequestSchema,
   ReserveMessageQuotaRequestSchema,
-  limitFor,
-  monthKey,
-  quotaExceededMessage,
   type HoldMessageQuotaResponse,
   type ReleaseMessageQuotaResponse,
   type ReserveMessageQuotaResponse,
 } from '@switchboard/contracts';
-import { AppError, parseInput } from '@switchboard/service-kit';
-import type { QuotaStore } from '../../data-access/quota-store';
+import { parseInput } from '@switchboard/service-kit';
+import type { MessageQuota } from '../../domain/message-quota';
 
 /** Internal: a campaign reserves its whole audience's messages at once, or none (ARCHITECTURE §5). */
-export function quotaRoutes(router: Router, deps: { quotas: QuotaStore }): void {
+export function quotaRoutes(router: Router, deps: { quota: MessageQuota }): void {
   router.post(MESSAGING_INTERNAL_PATHS.reserveQuota, async (req, res) => {
     const request = parseInput(ReserveMessageQuotaRequestSchema, req.body ?? {});
-    const now = new Date();
-    const planStartedAt = new Date(request.plan_started_at);
-    const month = monthKey(now);
-    const limit = limitFor(request.plan, 'messagesPerMonth', planStartedAt, now);
-    const reserved = await deps.quotas.reserve(
-      request.company_id,
-      month,
-      limit,
-      request.count,
-      request.reservation_id,
-    );
-    if (!reserved) {
-      throw new AppError(
-        'quota_exceeded',
-        quotaExceededMessage(request.plan, 'messagesPerMonth', planStartedAt, now),
-      );
-    }
+    const month = await deps.quota.reserve(request);
     const body: ReserveMessageQuotaResponse = { status: 'success', month, reserved: request.count };
     res.json(body);
   });
 
-  // One automated answer's place, until the command naming it is stored (or given back).
   router.post(MESSAGING_INTERNAL_PATHS.holdQuota, async (req, res) => {
     const request = parseInput(HoldMessageQuotaRequestSchema, req.body ?? {});
-    const now = new Date();
-    const planStartedAt = new Date(request.plan_started_at);
-    const limit = limitFor(request.plan, 'messagesPerMonth', planStartedAt, now);
-    const month = await deps.quotas.hold(
-      request.company_id,
-      monthKey(now),
-      limit,
-      request.hold_id,
-      now,
-    );
-    if (!month) {
-      throw new AppError(
-        'quota_exceeded',
-        quotaExceededMessage(request.plan, 'messagesPerMonth', planStartedAt, now),
-      );
-    }
-    const body: HoldMessageQuotaResponse = { status: 'success', month };
+    const body: HoldMessageQuotaResponse = {
+      status: 'success',
+      month: await deps.quota.hold(request),
+    };
     res.json(body);
   });
 
   router.post(MESSAGING_INTERNAL_PATHS.releaseQuota, async (req, res) => {
     const request = parseInput(ReleaseMessageQuotaRequestSchema, req.body ?? {});
-    const released = request.reservation_id
-      ? await deps.quotas.releaseReservation(
-          request.company_id,
-          request.month,
-          request.reservation_id,
-        )
-      : await deps.quotas.release(request.company_id, request.month, request.count!);
     const body: ReleaseMessageQuotaResponse = {
       status: 'success',
       month: request.month,
-      released,
+      released: await deps.quota.release(request),
     };
     res.json(body);
   });
