@@ -9,14 +9,8 @@ import {
   type AutomatedReplyResponse,
   type ContactBotsResponse,
 } from '@switchboard/contracts';
-import {
-  AppError,
-  operationInput,
-  orgContext,
-  parseInput,
-  serveOperation,
-} from '@switchboard/service-kit';
-import type { AutomationStateStore } from '../../data-access/automation-state-store';
+import { operationInput, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
+import { setContactBots, type ContactBotsDeps } from '../../domain/automation/contact-bots';
 import {
   addReply,
   deleteReply,
@@ -25,12 +19,8 @@ import {
   updateReply,
   type ReplyDeps,
 } from '../../domain/automation/manage-replies';
-import type { ServiceClients } from '../../outbound/service-clients';
 
-export interface AutomatedReplyRouteDeps extends ReplyDeps {
-  states: AutomationStateStore;
-  clients: Pick<ServiceClients, 'contactById'>;
-}
+export interface AutomatedReplyRouteDeps extends ReplyDeps, ContactBotsDeps {}
 
 /** Spec §4.3 automated replies; update and delete also answer POST, for form clients. */
 export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDeps): void {
@@ -71,10 +61,7 @@ export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDe
   serveOperation(router, 'updateContactBots', ['post'], async (req, res) => {
     const { company_id } = orgContext(req);
     const { contact_id, enabled } = parseInput(UpdateContactBotsRequestSchema, operationInput(req));
-    if (!(await deps.clients.contactById(company_id, contact_id))) {
-      throw new AppError('not_found', `contact_id: no contact ${contact_id}`);
-    }
-    await deps.states.setBotsOff(company_id, contact_id, !enabled);
+    await setContactBots(deps, company_id, contact_id, enabled);
     res.json({
       status: 'success',
       contact_id,

@@ -34,7 +34,7 @@ import {
   type ManageDeps,
 } from '../../domain/manage-webhooks';
 import { redeliver, sendTestDelivery } from '../../domain/replay-delivery';
-import { presentLog, presentWebhook } from './present-webhook';
+import { presentLog, presentWebhook } from '../../domain/present-webhook';
 
 export interface WebhookRouteDeps {
   manage: ManageDeps;

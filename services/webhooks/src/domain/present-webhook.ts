@@ -1,8 +1,8 @@
 import type { DeliveryLog, Webhook } from '@switchboard/contracts';
-import type { StoredDeliveryLog } from '../../data-access/delivery-store';
-import { RetrySchedule } from '../../domain/retry-schedule';
-import type { WebhookView } from '../../domain/manage-webhooks';
-import { maskSecret } from '../../domain/webhook-secret';
+import type { StoredDeliveryLog } from '../data-access/delivery-store';
+import { RetrySchedule } from './retry-schedule';
+import type { WebhookView } from './manage-webhooks';
+import { maskSecret } from './webhook-secret';
 
 export function presentWebhook({ webhook, secret }: WebhookView): Webhook {
   return {
