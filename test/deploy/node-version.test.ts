@@ -1,4 +1,4 @@
-// The Node.js version is one truth (issue 15, point 8): .nvmrc pins the version npm start and
+// The Node.js version is one truth: .nvmrc pins the version npm start and
 // npm test fetch when the machine's is older, package.json's engines say what the project runs
 // on, and every dependency, the Dockerfile's image and @types/node agree with both.
 import { readFileSync } from 'node:fs';

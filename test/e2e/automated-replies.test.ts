@@ -7,7 +7,7 @@ import { jsonBody } from '../support/test-infra';
 
 jest.setTimeout(120_000);
 
-/** Issue 8 point 6: from the injection at the simulator to the simulator's record of our answer. */
+/** From the injection at the simulator to the simulator's record of our answer. */
 const ANSWER_WITHIN_MS = 1_000;
 
 let e2e: E2eSystem;
@@ -42,7 +42,7 @@ async function write(org: CreateOrganizationResponse, from: string, text: string
   return injectedAt;
 }
 
-describe('automated replies, every process on its own (issue 8 point 6)', () => {
+describe('automated replies, every process on its own', () => {
   test('when a customer writes "hello", then the exact reply reaches the simulator within a second of the injection', async () => {
     const org = await e2e.createOrganization('Auto Reply Co', 'standard');
     const client = e2e.api(org.token);

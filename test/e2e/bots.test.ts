@@ -1,4 +1,4 @@
-// Issue 8 point 6, every process on its own: a three-step flow with buttons runs to the end
+// Every process on its own: a three-step flow with buttons runs to the end
 // through button replies injected at the provider simulator, and the AI bot answers through the
 // message_received pipeline with the conversation as context.
 import type { CreateOrganizationResponse } from '@switchboard/contracts';

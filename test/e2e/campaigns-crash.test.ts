@@ -1,4 +1,4 @@
-// Issue 7 point 6: kill -9 messaging and then campaigns in the middle of a 2,000-recipient
+// kill -9 messaging and then campaigns in the middle of a 2,000-recipient
 // campaign; after each restart the campaign goes on, every recipient gets exactly one message
 // (the simulator's record proves it) and the campaign completes. Every service its own process.
 import mongoose from 'mongoose';

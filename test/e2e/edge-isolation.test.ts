@@ -45,7 +45,7 @@ async function fault(rule: Record<string, unknown>): Promise<void> {
 
 const clearFaults = () => fetch(`${e2e.simulator}/sim/faults`, { method: 'DELETE' });
 
-describe('one organization cannot stop another (issue 15 point 1)', () => {
+describe('one organization cannot stop another', () => {
   afterEach(async () => {
     await clearFaults();
   });
@@ -94,7 +94,7 @@ describe('one organization cannot stop another (issue 15 point 1)', () => {
   );
 });
 
-describe('no path from the public edge to internal routes (issue 15 point 1)', () => {
+describe('no path from the public edge to internal routes', () => {
   let token: string;
   beforeAll(async () => {
     token = (await e2e.createOrganization('Path Prober')).token;

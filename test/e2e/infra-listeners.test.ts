@@ -1,4 +1,4 @@
-// The local infrastructure listens on loopback only (issue 15, point 7): RabbitMQ's AMQP port,
+// The local infrastructure listens on loopback only: RabbitMQ's AMQP port,
 // its Erlang distribution port and epmd listen on every interface unless scripts/infra.sh says
 // otherwise, and docdb and PostgreSQL must not listen beyond loopback either.
 import { execFile, execFileSync } from 'node:child_process';

@@ -41,7 +41,7 @@ afterAll(async () => {
   await e2e?.stop();
 });
 
-describe('the message lifecycle, every process on its own, through the gateway (issue 4 point 8)', () => {
+describe('the message lifecycle, every process on its own, through the gateway', () => {
   test('when a text is sent and the end user answers, then status reaches read and the answer is in the inbox', async () => {
     const org = await e2e.createOrganization('Lifecycle Co');
     const client = e2e.api(org.token);

@@ -1,4 +1,4 @@
-// Issue 6 point 6, every service its own process: a template is created through the gateway,
+// Every service its own process: a template is created through the gateway,
 // approved by the provider's webhook through inbound and the broker, then sent.
 import {
   EXCHANGES,

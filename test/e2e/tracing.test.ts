@@ -1,4 +1,4 @@
-// Tracing across services (issue 9 point 5): every service as its own process exports to a local
+// Tracing across services: every service as its own process exports to a local
 // OTLP/HTTP receiver; one send is one trace from the gateway to the customer's endpoint.
 import { SendMessageResponseSchema, WebhookResponseSchema } from '@switchboard/contracts';
 import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';

@@ -1,4 +1,4 @@
-// Campaign throughput (issue 7, point 7): a regular campaign to RECIPIENTS contacts, from the
+// Campaign throughput: a regular campaign to RECIPIENTS contacts, from the
 // createCampaign call until the provider simulator has accepted a message for every recipient,
 // printed as recipients per second beside the configured provider rate and, from the same run,
 // the plain send rate of sendMessageToPhoneNumber through the gateway.

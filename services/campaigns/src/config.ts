@@ -39,7 +39,7 @@ export const campaignsConfigSchema = z.object({
     .int()
     .min(1_000)
     .default(30 * 60_000),
-  /** Automated answers one contact may get per minute (issue 8 point 5: stops bot-to-bot loops). */
+  /** Automated answers one contact may get per minute (stops bot-to-bot loops). */
   AUTOMATION_MAX_ANSWERS_PER_MINUTE: z.coerce.number().int().min(1).default(5),
   AUTOMATION_PREFETCH: z.coerce.number().int().min(1).default(20),
   /** How long an organization's plan is trusted without asking the gateway again. */

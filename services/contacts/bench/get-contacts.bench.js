@@ -1,4 +1,4 @@
-// getContacts with many contacts (issue 3, point 4): seeds N contacts of one organization into
+// getContacts with many contacts: seeds N contacts of one organization into
 // an isolated database, then times the service's answers over HTTP beside a baseline from the same
 // run — the same query sent straight to the collection with the driver.
 //

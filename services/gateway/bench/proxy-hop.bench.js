@@ -1,4 +1,4 @@
-// What the gateway's proxy hop costs (issue 16): the gateway's CPU per proxied request, for a
+// What the gateway's proxy hop costs: the gateway's CPU per proxied request, for a
 // cheap read (`getContacts`, one contact a page) and for sends, beside the baseline of the same
 // run: the owning service called directly with the internal secret and the organization headers,
 // as the gateway would call it, so that the difference is the hop.

@@ -1,4 +1,4 @@
-// What the gateway's rate limits cost per request (issue 15, point 6), beside a baseline from
+// What the gateway's rate limits cost per request, beside a baseline from
 // the same run: the gateway's CPU time per `sendMessageToPhoneNumber` forwarded to messaging.
 //
 //   npx tsc -b && node services/gateway/bench/rate-limit-cost.bench.js [SENDS]

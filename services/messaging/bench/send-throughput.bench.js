@@ -1,4 +1,4 @@
-// Sending on the realistic path (issue 16, point 1): `POST /api/svc/sendMessageToPhoneNumber`
+// Sending on the realistic path: `POST /api/svc/sendMessageToPhoneNumber`
 // through the gateway to the provider simulator, which posts sent, delivered and read for each
 // message back through inbound, while one customer webhook receiver (an HTTP server in this
 // process) subscribed to `message_sent` and `message_status_updated` verifies the signature of

@@ -1,4 +1,4 @@
-// Outbound webhook delivery (issue 5, point 10): deliveries per second and p99 latency from an
+// Outbound webhook delivery: deliveries per second and p99 latency from an
 // event on `svc.events` to its arrival at a local receiver, beside a baseline from the same run —
 // the same receiver hit by plain Node HTTP POSTs of the same bytes at equal concurrency.
 //

@@ -6,8 +6,8 @@ import { ButtonsInputSchema, ReplyButtonSchema, SendMessageFieldsSchema } from '
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
 
-// Automated (keyword) replies (spec §4.3 `getAutomatedReplies`, `addAutomatedReply`,
-// `updateAutomatedReply`, `deleteAutomatedReply`; issue 8). A reply's message has the fields of
+// Automated (keyword) replies: the API's `getAutomatedReplies`, `addAutomatedReply`,
+// `updateAutomatedReply` and `deleteAutomatedReply`. A reply's message has the fields of
 // `sendMessageToPhoneNumber`: `message` (the text), optional `header`, `footer`, up to 3
 // `buttons` and an `image`. Texts may hold `{{name}}`, `{{phone}}`, `{{email}}` and
 // `{{custom.<key>}}`, filled from the contact when the reply is sent.

@@ -10,8 +10,8 @@ import { TemplateLanguageSchema, TemplateNameSchema } from './templates-api';
 import { listInput } from './list-input';
 import { refuseFramesWithoutButtons } from './messaging-api';
 
-// Campaigns (spec §4.3 `getCampaigns`, `sendcampaigns`, `sendCampaignMessageToPhoneNumber`;
-// issue 7). Beyond the spec's table campaigns are created, read, canceled and deleted over the
+// Campaigns: the API's `getCampaigns`, `sendcampaigns` and `sendCampaignMessageToPhoneNumber`.
+// Beyond those, campaigns are created, read, canceled and deleted over the
 // API too, so that a business can prepare one without a dashboard.
 
 export const CAMPAIGN_TYPES = ['regular', 'api', 'bot'] as const;

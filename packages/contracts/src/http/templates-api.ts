@@ -5,8 +5,8 @@ import { fromJsonText } from './json-text';
 import { defineOperation } from './operation';
 import { PageMetaSchema, pageQuery } from './paging';
 
-// Message templates (spec §4.3 `getTemplates`, `createTemplate`, `uploadTemplateMedia`,
-// `deleteTemplate`; issue 6). Components are the provider's own format (cloud-api.md §1.2), so a
+// Message templates: the API's `getTemplates`, `createTemplate`, `uploadTemplateMedia` and
+// `deleteTemplate`. Components are the provider's own format (cloud-api.md §1.2), so a
 // business can paste what Meta documents; the rules Meta applies at review are checked here first.
 
 export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;

@@ -5,7 +5,7 @@ import {
   UpdateAutomatedReplyRequestSchema,
 } from '../../src';
 
-describe('automated replies requests (issue 8 point 1)', () => {
+describe('automated replies requests', () => {
   test('when triggers come as a comma-separated string, a JSON text or an array, then they become the same trimmed list without repeats', () => {
     const base = { name: 'n', kind: 'contains', message: 'x' };
     for (const triggers of ['hi, hello ,hi,', '["hi","hello"]', ['hi', ' hello', 'hi']]) {

@@ -127,7 +127,7 @@ describe('gateway operations', () => {
     ]);
   });
 
-  test('when the owners of spec §4.3 operations are listed, then all 28 besides me are routed, the 5 campaign operations of issue 7, and the 2 AI bot settings, 4 flow operations and updateContactBots of issue 8', () => {
+  test('when the owners of the API operations are listed, then the 28 of the published API besides me are routed, with the 5 further campaign operations, the 2 AI bot settings, 4 flow operations and updateContactBots', () => {
     expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1);
     expect(API_OPERATION_OWNERS.updateContactBots).toBe('campaigns');
     expect(API_OPERATION_OWNERS).not.toHaveProperty('me');

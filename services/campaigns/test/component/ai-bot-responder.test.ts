@@ -83,7 +83,7 @@ const requestsOf = (org: Organization) =>
 const noAnswerLogs = (org: Organization) =>
   logs.filter((line) => line.msg === 'AI bot gave no answer' && line.company_id === org.company_id);
 
-describe('the AI bot answers with the conversation (issue 8 point 4)', () => {
+describe('the AI bot answers with the conversation', () => {
   test('when the contact writes, then the last N messages go to the endpoint oldest first after the system prompt, and its answer is the reply', async () => {
     const { org, phone } = await organizationWithBot('Rossi Bikes');
     const sent = await org.api.post('sendMessageToPhoneNumber', {

@@ -20,7 +20,7 @@ jest.setTimeout(90_000);
 
 const MAX_PER_MINUTE = 3;
 
-/** Organizations whose flow and AI bot steps answer (the other parts of issue 8 stand in). */
+/** Organizations whose flow and AI bot steps answer (stand-ins for the flow and AI bot responders). */
 const withFlow = new Set<number>();
 const withAiBot = new Set<number>();
 const fakeFlow: Responder = async (turn) =>
@@ -111,7 +111,7 @@ async function contactIdOf(org: Organization, phone: string): Promise<number> {
   return (found.body.contact as { id: number }).id;
 }
 
-describe('automated replies over the API (issue 8 point 1)', () => {
+describe('automated replies over the API', () => {
   test('when a reply is added, listed, updated with PUT or POST and deleted, then each answer shows it as stored', async () => {
     const org = await system.newOrganization('standard', 'Crud Co');
     const first = await addReply(org, {
@@ -294,7 +294,7 @@ describe('automated replies over the API (issue 8 point 1)', () => {
   });
 });
 
-describe('answering inbound messages (issue 8 point 2)', () => {
+describe('answering inbound messages', () => {
   test('when a customer writes an exact trigger, then the reply is sent with placeholders filled, its chained reply after it, and counted', async () => {
     const org = await system.newOrganization('standard', 'Exact Co');
     const phone = uniquePhone();
@@ -414,7 +414,7 @@ describe('answering inbound messages (issue 8 point 2)', () => {
   });
 });
 
-describe('welcome and redelivery (issue 8 points 2 and 6)', () => {
+describe('welcome and redelivery', () => {
   test('when a new contact writes several messages, even two at once, then the welcome reply is sent once', async () => {
     const org = await system.newOrganization('standard', 'Welcome Co');
     await addReply(org, { name: 'W', kind: 'welcome', message: 'Welcome, {{name}}' });
@@ -452,7 +452,7 @@ describe('welcome and redelivery (issue 8 points 2 and 6)', () => {
   });
 });
 
-describe('safety (issue 8 point 5)', () => {
+describe('safety', () => {
   test('when a contact keeps triggering replies, then at most the configured number per minute are sent', async () => {
     const org = await system.newOrganization('standard', 'Loop Co');
     await addReply(org, { name: 'Ping', kind: 'exact', triggers: 'ping', message: 'pong' });

@@ -227,7 +227,7 @@ describe('quotas (spec §8): all or nothing', () => {
   });
 });
 
-describe('a start interrupted by a crash (issue 7 point 4)', () => {
+describe('a start interrupted by a crash', () => {
   test('when a start died after messaging held its messages but before recording that, then the scheduler gives back the messages and the campaign of the month, and it starts again whole', async () => {
     const org = await system.newOrganization('free', 'Crash Start Co');
     const phones = await contactsInGroup(org, 'crash', 3);

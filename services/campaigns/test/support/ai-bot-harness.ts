@@ -79,7 +79,7 @@ export async function contactOf(org: Organization, contact_id: number): Promise<
   return ContactResponseSchema.parse(answer.body).contact;
 }
 
-/** The turn automation builds from a `message_received` (issue 8 point 2). */
+/** The turn automation builds from a `message_received`. */
 export async function turnOf(org: Organization, received: MessageReceived): Promise<InboundTurn> {
   return {
     organization: orgContextOf(org),

@@ -8,7 +8,7 @@ import {
 import type { InboundTurn, Responder } from '../../src/domain/automation/responder';
 import { fillTextContent } from '../../src/domain/fill-message';
 
-describe('matching texts (issue 8 point 2)', () => {
+describe('matching texts', () => {
   test.each([
     ['¡Hola, José!', 'hola jose'],
     ['  PRÉÇO???  ', 'preco'],
@@ -31,7 +31,7 @@ describe('matching texts (issue 8 point 2)', () => {
   });
 });
 
-describe('placeholders (issue 8 point 1)', () => {
+describe('placeholders', () => {
   const contact = {
     name: 'Ana',
     phone: '393471234567',
@@ -52,7 +52,7 @@ describe('placeholders (issue 8 point 1)', () => {
   });
 });
 
-describe('the answer order (issue 8 point 2)', () => {
+describe('the answer order', () => {
   const turn = {} as InboundTurn;
   const answering =
     (source: string, log: string[]): Responder =>

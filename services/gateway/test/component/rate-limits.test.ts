@@ -77,7 +77,7 @@ async function expectRateLimited(response: Response | undefined, what: string) {
   expect(Number(response!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 }
 
-describe('gateway rate limits (issue 15 points 6 and 7)', () => {
+describe('gateway rate limits', () => {
   test("when one token spends its plan's burst, then it gets 429 with Retry-After and RateLimit fields, and another organization is unaffected", async () => {
     const free = PLAN_REQUEST_RATES.free;
     const a = await stack.createOrganization('free');

@@ -1,5 +1,9 @@
 import { hashPassword, verifyAgainstDecoy, verifyPassword } from '../../src/domain/passwords';
 
+// Each hash is memory-hard on purpose (tens of ms alone); on a loaded machine a handful of them
+// outlast jest's 5 s default, which is not what these tests judge.
+jest.setTimeout(60_000);
+
 describe('passwords', () => {
   test('when a password is hashed, then only its own text verifies, the hash holds scrypt parameters and a fresh salt, and never the password', async () => {
     const first = await hashPassword('correct horse battery');

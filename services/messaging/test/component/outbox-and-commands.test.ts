@@ -64,7 +64,7 @@ const isEventFor =
   (name: 'message_sent' | 'message_failed', phone: string) => (event: BrokerEvent) =>
     event.event === name && (event.data as { phone: string }).phone === phone;
 
-describe('the event outbox (issue 4 point 7)', () => {
+describe('the event outbox', () => {
   test('when messaging died between writing a record and publishing its event, then the relay publishes it and clears it', async () => {
     // The state a crash leaves: a message written with its event, never published.
     const id = 900_000_000 + Math.floor(Math.random() * 1_000_000);
@@ -124,7 +124,7 @@ describe('the event outbox (issue 4 point 7)', () => {
   });
 });
 
-describe('messaging.send commands (issue 4 point 4)', () => {
+describe('messaging.send commands', () => {
   test('when a send command arrives twice, then one message is sent and announced once', async () => {
     const phone = uniquePhone();
     const body = command({ phone, campaign_id: 77 });

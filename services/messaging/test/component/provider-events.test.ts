@@ -36,7 +36,7 @@ async function statusOf(message_id: number) {
   return (await org.api.get('getMessageStatus', { message_id })).body;
 }
 
-describe('inbound messages (issue 4 point 6)', () => {
+describe('inbound messages', () => {
   test('when an end user writes, then the message is stored, the contact created with its profile name, the conversation updated and message_received published', async () => {
     const from = uniquePhone();
     const event = await inject({
@@ -210,7 +210,7 @@ describe('inbound messages (issue 4 point 6)', () => {
   });
 });
 
-describe('statuses move a message forward only (issue 4 point 6)', () => {
+describe('statuses move a message forward only', () => {
   async function sendWith(fault: Record<string, unknown>) {
     const phone = uniquePhone();
     await system.sim('POST', '/faults', { to: phone, count: 1, ...fault });
@@ -366,7 +366,7 @@ describe('statuses recorded in batches', () => {
   });
 });
 
-describe('account and display-name decisions (issue 4 point 6)', () => {
+describe('account and display-name decisions', () => {
   const eventFor = (name: string, predicate: (data: Record<string, unknown>) => boolean) =>
     waitFor(() =>
       system.events.find(

@@ -51,7 +51,7 @@ async function callsTo(phone: string): Promise<number> {
   return (sent as unknown[]).length;
 }
 
-describe('a send the provider refuses (issue 4 point 4)', () => {
+describe('a send the provider refuses', () => {
   test('when the provider refuses, then the API answers its error text, the message is failed, message_failed is published and the quota place is given back', async () => {
     const phone = uniquePhone();
     await system.sim('POST', '/faults', { to: phone, error_code: 131026, count: 1 });
@@ -194,7 +194,7 @@ describe('the monthly message quota (spec §7, §8)', () => {
   });
 });
 
-describe('Idempotency-Key (issue 4 point 4)', () => {
+describe('Idempotency-Key', () => {
   test('when a call is retried with the same key, then the first answer comes back and nothing is sent twice', async () => {
     const phone = uniquePhone();
     const headers = { 'Idempotency-Key': `order-${phone}` };

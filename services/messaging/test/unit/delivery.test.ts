@@ -38,7 +38,7 @@ const refused = {
 const policy = { maxAttempts: 4, baseDelayMs: 1, budgetMs: 1_000 };
 const pacing = createPacing(1_000);
 
-describe('deliverToProvider (issue 4 point 4)', () => {
+describe('deliverToProvider', () => {
   test('when the provider throttles then accepts, then the send is retried and accepted', async () => {
     const { client, calls } = scriptedClient([throttled, throttled, accepted]);
     const result = await deliverToProvider(client, pacing, '1', {}, policy);

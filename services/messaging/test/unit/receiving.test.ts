@@ -4,7 +4,7 @@ import { describeStatusError } from '../../src/domain/receiving/record-statuses'
 import { createKeyedLock } from '../../src/domain/keyed-lock';
 import { stableEventId } from '../../src/domain/message-events';
 
-describe('replyIdOf (issue 8: automated replies match a chosen button or row by id)', () => {
+describe('replyIdOf (automated replies match a chosen button or row by id)', () => {
   test.each([
     [
       {

@@ -28,8 +28,8 @@ export interface AutomatedAnswer {
   source: string;
   content: SendContentInput;
   /**
-   * A message sent right after this one in the same turn (an automated reply's `next_reply_id`,
-   * issue 8). Added with issue 8; one level: a `next` of a `next` is not sent.
+   * A message sent right after this one in the same turn (an automated reply's `next_reply_id`);
+   * one level only: a `next` of a `next` is not sent.
    */
   next?: AutomatedAnswer;
 }

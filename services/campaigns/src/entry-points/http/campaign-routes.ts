@@ -21,7 +21,7 @@ import {
 import { sendApiCampaign } from '../../domain/send-api-campaign';
 import { startCampaign } from '../../domain/start-campaign';
 
-/** Spec §4.3 campaign operations and the ones issue 7 adds. */
+/** The API's campaign operations: the published three, and creating, reading, starting, canceling and deleting. */
 export function campaignRoutes(router: Router, deps: CampaignsDeps): void {
   serveOperation(router, 'getCampaigns', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);

@@ -47,7 +47,7 @@ function describeContacts(contacts: unknown): string {
 }
 
 /**
- * The id of a chosen button or list row (issue 8: automated replies match on it): an interactive
+ * The id of a chosen button or list row (automated replies match on it): an interactive
  * reply's `id`, or a template quick-reply button's `payload`.
  */
 export function replyIdOf(message: Loose): string | undefined {

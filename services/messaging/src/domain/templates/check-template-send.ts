@@ -6,7 +6,7 @@ import { checkTemplateParameters } from './template-rules';
 type TemplateContent = Extract<OutboundContent, { kind: 'template' }>;
 
 /**
- * Issue 6 point 3: a template send is refused here, before any quota or provider call, when the
+ * A template send is refused here, before any quota or provider call, when the
  * organization has no such template, it is not APPROVED, or the parameters do not fit it.
  */
 export async function checkTemplateSendable(

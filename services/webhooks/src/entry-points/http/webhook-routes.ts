@@ -64,7 +64,7 @@ function webhookId(req: Request): number {
   return parsed.data.id;
 }
 
-/** The management API of issue 5 (spec §4.1 and beyond), behind the gateway's token check. */
+/** The webhook management API (Developer, Webhooks), behind the gateway's token check. */
 export function webhookRoutes(router: Router, deps: WebhookRouteDeps): void {
   const { manage } = deps;
 
