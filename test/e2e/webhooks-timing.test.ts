@@ -1,4 +1,4 @@
-// Outbound webhook retries at real speed (spec §6.2): attempts 2 and 3 start 10 s and 30 s after
+// Outbound webhook retries at real speed (the published delivery rules): attempts 2 and 3 start 10 s and 30 s after
 // the previous failure, ±2 s. Every service runs as its own process; about 45 s.
 import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';

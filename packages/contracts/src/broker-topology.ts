@@ -92,7 +92,7 @@ export const delayQueueArguments = (ttlMs: number, target: string) =>
 /** A parking queue: kept until someone looks at it. */
 export const parkingQueueArguments = () => ({ ...QUORUM }) as const;
 
-/** The waits between webhook delivery attempts (spec §6.2), in attempt order. */
+/** The waits between webhook delivery attempts (the published delivery rules), in attempt order. */
 export const WEBHOOK_RETRY_STEPS = [
   {
     routingKey: ROUTING_KEYS.webhooksRetry.after10s,

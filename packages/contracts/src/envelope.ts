@@ -22,10 +22,10 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** Spec §7: every quota error message starts with these words. */
+/** The published error messages: every quota error message starts with these words. */
 export const QUOTA_MESSAGE_PREFIX = 'You have exceeded the limit';
 
-/** Spec §7: the exact message of an invalid-token error. */
+/** The published error messages: the exact message of an invalid-token error. */
 export const INVALID_TOKEN_MESSAGE = 'Invalid token';
 
 /** Some errors add what a client can act on beside the three fields (`unknown_events`, …). */
@@ -36,7 +36,7 @@ export const ErrorResponseSchema = z.looseObject({
 });
 export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;
 
-/** A success envelope (spec §4.3): `status: "success"` plus the operation's own keys. */
+/** A success envelope (the published REST API): `status: "success"` plus the operation's own keys. */
 export function successResponse<S extends z.ZodRawShape>(shape: S) {
   return z.object({ status: z.literal('success'), ...shape });
 }

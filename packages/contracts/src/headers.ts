@@ -20,7 +20,7 @@ export const CAMPAIGN_ID_HEADER = 'x-campaign-id';
 /** The provider's signature on inbound webhooks (ARCHITECTURE §8). */
 export const PROVIDER_SIGNATURE_HEADER = 'x-hub-signature-256';
 
-/** Headers of an outbound webhook delivery (spec §4.2, ARCHITECTURE §7). */
+/** Headers of an outbound webhook delivery (the published outbound delivery, ARCHITECTURE §7). */
 export const WEBHOOK_HEADERS = {
   event: 'X-Webhook-Event',
   signature: 'X-Webhook-Signature',

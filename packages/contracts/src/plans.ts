@@ -14,7 +14,7 @@ export interface PlanLimits {
 }
 export type PlanResource = keyof PlanLimits;
 
-/** Spec §8, the only place these numbers live. */
+/** The published plan limits, the only place these numbers live. */
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   free: { messagesPerMonth: 100, campaignsPerMonth: 2, contacts: 100, agents: 1 },
   standard: { messagesPerMonth: null, campaignsPerMonth: 100, contacts: null, agents: 10 },

@@ -3,7 +3,7 @@ import { ROUTING_KEYS } from './broker-topology';
 
 /**
  * The provider's webhook, read loosely: only the envelope is checked, each change's `value`
- * stays as the provider sent it (it grows new fields without notice, cloud-api.md §3).
+ * stays as the provider sent it (it grows new fields without notice, as the Cloud API documents it).
  */
 export const ProviderWebhookSchema = z.object({
   object: z.string(),

@@ -5,7 +5,7 @@ export const inboundConfigSchema = z.object({
   ...baseConfigShape,
   PORT: portSchema(8085),
   MESSAGING_URL: z.string().url().default('http://127.0.0.1:8081'),
-  /** Meta sends webhook batches of up to 3 MB (cloud-api.md §4). */
+  /** Meta sends webhook batches of up to 3 MB (as the Cloud API documents it). */
   INBOUND_BODY_LIMIT: z.string().default('3mb'),
   /** How long a channel looked up from messaging is used before it is asked again. */
   CHANNEL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),

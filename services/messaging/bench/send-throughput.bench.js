@@ -52,7 +52,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const phoneOf = (index) => String(393_400_000_000 + (index % PHONES));
 
-/** The customer's endpoint: counts events by name, answers 403 to a bad signature (spec §5.2). */
+/** The customer's endpoint: counts events by name, answers 403 to a bad signature (the published webhook signature). */
 function startReceiver() {
   const received = new Map();
   let secret = '';

@@ -21,7 +21,7 @@ export const messagingConfigSchema = z.object({
    */
   PROVIDER_MAX_IN_FLIGHT_PER_CHANNEL: z.coerce.number().int().min(1).default(64),
   CONTACTS_URL: z.string().url().default('http://127.0.0.1:8082'),
-  /** Sends per second per phone number: the provider's throughput (80 by default, cloud-api.md §5). */
+  /** Sends per second per phone number: the provider's throughput (80 by default, as the Cloud API documents it). */
   SEND_RATE_PER_SECOND: z.coerce.number().positive().default(80),
   /** Calls to the provider per message, retries of throughput limits and 5xx/timeouts included. */
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
@@ -49,7 +49,7 @@ export const messagingConfigSchema = z.object({
   EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   CHANNEL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   CONTACT_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
-  /** Spec §6.1: `template_approved` / `template_rejected` are reserved, published only when on. */
+  /** The published event catalog: `template_approved` / `template_rejected` are reserved, published only when on. */
   EMIT_RESERVED_EVENTS: booleanFlag(false),
   /** How often every organization's template statuses are read from the provider. */
   TEMPLATE_SYNC_INTERVAL_MS: z.coerce

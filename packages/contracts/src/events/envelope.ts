@@ -22,7 +22,7 @@ function brokerEventFor<E extends EventName>(event: E) {
     company_id: z.number().int().positive(),
     /**
      * The campaign a message event belongs to, outside `data`: the customer's payload
-     * stays exactly as spec §6.3 lists it, and campaigns counts its progress from it.
+     * stays exactly as the published payloads list it, and campaigns counts its progress from it.
      */
     campaign_id: z.number().int().positive().optional(),
     /**
@@ -51,7 +51,7 @@ const brokerVariants = EVENT_NAMES.map((event) => brokerEventFor(event)) as unkn
   'broker'
 >;
 
-/** What a customer's endpoint receives (spec §2.3): `data` is checked against the event's payload. */
+/** What a customer's endpoint receives (the published event envelope): `data` is checked against the event's payload. */
 export const WebhookEnvelopeSchema = z.discriminatedUnion('event', webhookVariants);
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelopeSchema>;
 

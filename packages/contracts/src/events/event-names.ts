@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Spec §6.1, in the spec's order. */
+/** The published event catalog, in the spec's order. */
 export const EVENT_NAMES = [
   'message_received',
   'message_sent',
@@ -16,7 +16,7 @@ export const EVENT_NAMES = [
   'template_rejected',
 ] as const;
 
-/** Selectable in a subscription, but not emitted until emitting is enabled (spec §6.1). */
+/** Selectable in a subscription, but not emitted until emitting is enabled (the published event catalog). */
 export const RESERVED_EVENT_NAMES = [
   'contact_created',
   'contact_updated',

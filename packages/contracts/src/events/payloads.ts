@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { EventName } from './event-names';
 
-// The `data` object of each event, exactly as spec §6.3 lists it: unknown keys are rejected so
+// The `data` object of each event, exactly as the published payloads list it: unknown keys are rejected so
 // that a contract test catches a producer drifting from the spec.
 const id = () => z.number().int();
 const timestamp = () => z.iso.datetime({ offset: true });
@@ -82,7 +82,7 @@ export const PhoneNumberNameUpdatedDataSchema = z.strictObject({
 });
 export type PhoneNumberNameUpdatedData = z.infer<typeof PhoneNumberNameUpdatedDataSchema>;
 
-// Reserved events (spec §6.1): the spec shows no payload. These shapes are PROVISIONAL, our own
+// Reserved events (the published event catalog): the spec shows no payload. These shapes are PROVISIONAL, our own
 // choice, and may change before emitting them is enabled.
 
 /** Provisional: the spec does not define this payload. */

@@ -23,7 +23,7 @@ const PHONE_TEXT = new RegExp(
 const STORED_PHONE = new RegExp(`^[0-9]{${PHONE_MIN_DIGITS},${PHONE_MAX_DIGITS}}$`);
 
 /**
- * Spec §4.3: digits with country code, no plus. A leading `+`, spaces, dashes and brackets are
+ * Phone numbers as the API takes them: digits with country code, no plus. A leading `+`, spaces, dashes and brackets are
  * dropped; anything else, or a length outside 8..15 digits, is not a phone number (null).
  */
 export function normalizePhone(input: string): string | null {
@@ -367,7 +367,7 @@ export const CONTACTS_OPERATIONS = [
     description:
       'Creating answers 201, updating 200. `groups` adds memberships (ids or names; unknown names ' +
       'create the group); `custom` fields are merged, a null value removes one. A new contact ' +
-      'counts against the plan quota (spec §8).',
+      'counts against the plan quota (the published plan limits).',
     request: { body: MakeContactRequestSchema },
     responses: { 200: ContactResponseSchema, 201: ContactResponseSchema },
   }),

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
 /**
- * `token`: the organization's API token (spec §5.1); `session`: a signed-in user's session
+ * `token`: the organization's API token (the published API authentication); `session`: a signed-in user's session
  * cookie (writes also carry the CSRF header); `token_or_session`: either; `admin`: the
  * operator's bearer token.
  */

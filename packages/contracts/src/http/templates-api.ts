@@ -6,7 +6,7 @@ import { defineOperation } from './operation';
 import { PageMetaSchema, pageQuery } from './paging';
 
 // Message templates: the API's `getTemplates`, `createTemplate`, `uploadTemplateMedia` and
-// `deleteTemplate`. Components are the provider's own format (cloud-api.md §1.2), so a
+// `deleteTemplate`. Components are the provider's own format (as the Cloud API documents it), so a
 // business can paste what Meta documents; the rules Meta applies at review are checked here first.
 
 export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
@@ -14,7 +14,7 @@ export const TemplateCategorySchema = z.enum(TEMPLATE_CATEGORIES, {
   error: `must be one of ${TEMPLATE_CATEGORIES.join(', ')}`,
 });
 
-/** The provider's statuses (cloud-api.md §5); only APPROVED can be sent. */
+/** The provider's statuses (as the Cloud API documents it); only APPROVED can be sent. */
 export const TEMPLATE_STATUSES = [
   'APPROVED',
   'PENDING',
@@ -277,7 +277,7 @@ export const DeleteTemplateResponseSchema = successResponse({
 });
 export type DeleteTemplateResponse = z.infer<typeof DeleteTemplateResponseSchema>;
 
-/** Header media of a template example (cloud-api.md §1.2, §1.3): type and size per format. */
+/** Header media of a template example (as the Cloud API documents it): type and size per format. */
 export const TEMPLATE_MEDIA_RULES = {
   'image/jpeg': { format: 'IMAGE', maxBytes: 5 * 1024 * 1024 },
   'image/png': { format: 'IMAGE', maxBytes: 5 * 1024 * 1024 },

@@ -8,12 +8,12 @@ import { HTTP_URL, HTTPS_URL_PATTERN } from './url-pattern';
 /** Every webhook secret starts with this; the rest is the base64 of at least 32 random bytes. */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
-/** Spec §2.2: a failed attempt still to be retried is `retrying`. */
+/** The published delivery log row: a failed attempt still to be retried is `retrying`. */
 export const DELIVERY_LOG_STATES = ['retrying', 'succeeded', 'failed'] as const;
 export const DeliveryLogStateSchema = z.enum(DELIVERY_LOG_STATES);
 export type DeliveryLogState = z.infer<typeof DeliveryLogStateSchema>;
 
-/** The names in `names` that are not in the catalog of spec §6.1. */
+/** The names in `names` that are not in the published event catalog. */
 export function unknownEventNames(names: readonly string[]): string[] {
   const known = new Set<string>(EVENT_NAMES);
   return [...new Set(names.filter((name) => !known.has(name)))];
@@ -117,14 +117,14 @@ export const WebhookSchema = z.object({
 });
 export type Webhook = z.infer<typeof WebhookSchema>;
 
-/** The body a receiver got, as JSON: the envelope of spec §2.3. */
+/** The body a receiver got, as JSON: the published event envelope. */
 const SentPayloadSchema = z.object({
   event: EventNameSchema,
   timestamp: timestamp(),
   data: z.record(z.string(), z.unknown()),
 });
 
-/** Spec §2.2, one row per attempt (or per pending attempt that a pause or delete stopped). */
+/** The published delivery log row, one row per attempt (or per pending attempt that a pause or delete stopped). */
 export const DeliveryLogSchema = z.object({
   id: z.string(),
   delivery_id: z.string(),

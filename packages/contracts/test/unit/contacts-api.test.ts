@@ -15,7 +15,7 @@ import {
   normalizePhone,
 } from '../../src';
 
-describe('phone numbers (spec §4.3: digits with country code, no plus)', () => {
+describe('phone numbers (the published REST API: digits with country code, no plus)', () => {
   test.each([
     ['393471234567', '393471234567'],
     ['+39 347 123 4567', '393471234567'],
@@ -197,7 +197,7 @@ describe('other requests', () => {
 describe('contacts in the OpenAPI document', () => {
   const document = buildOpenApiDocument();
 
-  test('when the document is built, then every contacts operation of spec §4.3 is in it with its methods', () => {
+  test('when the document is built, then every contacts operation of the API is in it with its methods', () => {
     const paths = CONTACTS_OPERATIONS.map((op) => `${op.method} ${op.path}`);
     expect(paths).toEqual([
       'get /api/svc/getContacts',

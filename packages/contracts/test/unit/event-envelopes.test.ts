@@ -30,7 +30,7 @@ function brokerEvent(overrides: Record<string, unknown> = {}) {
 }
 
 describe('event names', () => {
-  test('when the catalog is listed, then it is exactly the twelve names of spec §6.1 in order', () => {
+  test('when the catalog is listed, then it is exactly the twelve names of the published event catalog in order', () => {
     expect(EVENT_NAMES).toEqual([
       'message_received',
       'message_sent',

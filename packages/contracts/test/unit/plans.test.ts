@@ -19,7 +19,7 @@ describe('PLAN_LIMITS', () => {
     expect(Object.keys(PLAN_LIMITS).sort()).toEqual([...PLAN_NAMES].sort());
   });
 
-  test('when the limits are read, then they are those of spec §8 with null for unlimited', () => {
+  test('when the limits are read, then they are those of the published plan limits with null for unlimited', () => {
     expect(PLAN_LIMITS).toEqual({
       free: { messagesPerMonth: 100, campaignsPerMonth: 2, contacts: 100, agents: 1 },
       standard: { messagesPerMonth: null, campaignsPerMonth: 100, contacts: null, agents: 10 },

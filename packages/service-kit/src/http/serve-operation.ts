@@ -5,7 +5,7 @@ export type OperationMethod = 'get' | 'post' | 'put' | 'delete';
 type Handler = (req: Request, res: Response) => Promise<void>;
 
 /**
- * Serves `/api/svc/<operation>` on the methods spec §4.3 lists for it; any other method answers
+ * Serves `/api/svc/<operation>` on the methods the API lists for it; any other method answers
  * 405 with an `Allow` header, so a wrong method is told apart from an unknown operation.
  */
 export function serveOperation(

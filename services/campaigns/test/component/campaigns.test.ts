@@ -166,7 +166,7 @@ async function contactIds(org: Organization, phones: string[]): Promise<number[]
   return ids;
 }
 
-describe('quotas (spec §8): all or nothing', () => {
+describe('quotas (the published plan limits): all or nothing', () => {
   test('when a free organization starts its third campaign of the month, then it is refused and nothing is sent', async () => {
     const org = await system.newOrganization('free', 'Free Co');
     const [phone] = await contactsInGroup(org, 'one', 1);

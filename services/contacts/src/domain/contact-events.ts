@@ -6,7 +6,7 @@ export type ContactEventName = PendingEvent['event'];
 type EventSubject = Pick<StoredContact, 'id' | 'company_id' | 'name' | 'phone' | 'email'>;
 
 /**
- * The reserved events of a contact (spec §6.1) go out through an outbox: the event is written with
+ * The reserved events of a contact (the published event catalog) go out through an outbox: the event is written with
  * the contact in the same single-document write, then published and cleared by the relay.
  */
 export interface ContactEventOutbox {

@@ -53,7 +53,7 @@ const changedConcurrently = (phone: string) =>
     `phone: the contact with phone ${phone} changed concurrently; try again`,
   );
 
-/** Spec §4.3 `makeContact`: creates the contact, or updates the one that already has the phone. */
+/** The API's `makeContact`: creates the contact, or updates the one that already has the phone. */
 export async function makeContact(
   deps: ContactsDeps,
   organization: OrgContext,

@@ -29,7 +29,7 @@ async function changeContact(
   return presentContact(deps, updated);
 }
 
-/** Spec §4.3 `updateContact`: a new phone must not belong to another contact (409). */
+/** The API's `updateContact`: a new phone must not belong to another contact (409). */
 export function updateContact(
   deps: ContactsDeps,
   company_id: number,
@@ -45,7 +45,7 @@ export function updateContact(
   );
 }
 
-/** Spec §4.3 `updateAIBot`: the flag campaigns reads before letting the AI bot answer. */
+/** The API's `updateAIBot`: the flag campaigns reads before letting the AI bot answer. */
 export function updateAIBot(
   deps: ContactsDeps,
   company_id: number,

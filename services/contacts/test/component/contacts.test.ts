@@ -369,7 +369,7 @@ describe('getContacts and getSingleContact', () => {
   });
 });
 
-describe('contact quota (spec §8)', () => {
+describe('contact quota (the published plan limits)', () => {
   const fill = (api: ApiClient, count: number) => inBatches(count, 10, () => makeContact(api));
 
   test('when a Free organization holds 100 contacts, then the next create is refused and stores nothing; a delete frees a place', async () => {

@@ -67,7 +67,7 @@ async function listen() {
 const pendingCount = async (db: RunningService<ContactsConfig>['db'], id: number) =>
   (await db.collection('contacts').findOne({ id }))?.pending_count as number;
 
-describe('reserved contact events (spec §6.1)', () => {
+describe('reserved contact events (the published event catalog)', () => {
   test('when a contact is created and updated, then contact_created and contact_updated reach svc.events', async () => {
     const listener = await listen();
     try {

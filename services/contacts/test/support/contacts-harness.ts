@@ -31,7 +31,7 @@ export function apiClient(gatewayUrl: string, token: string) {
       for (const [name, value] of Object.entries(query)) params.append(name, String(value));
       return answer(await fetch(`${url(operation)}?${params}`));
     },
-    /** JSON body with the token in it (spec §5.1). */
+    /** JSON body with the token in it (the published API authentication). */
     async send(method: string, operation: string, body: unknown = {}): Promise<Answer> {
       const payload = typeof body === 'object' && body !== null ? { ...body, token } : body;
       return answer(

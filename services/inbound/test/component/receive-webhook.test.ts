@@ -100,7 +100,7 @@ let sequence = 0;
 /** A `messages` webhook carrying one inbound text and one status, as Meta batches them. */
 function webhookBody(text: string) {
   sequence += 1;
-  // Meta escapes non-ASCII as \uXXXX and signs that text (cloud-api.md §3.2).
+  // Meta escapes non-ASCII as \uXXXX and signs that text (as the Cloud API documents it).
   const escaped = JSON.stringify(text).replace(
     /[\u0080-\uffff]/g,
     (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
@@ -121,7 +121,7 @@ const post = (url: string, body: string, signature = sign(body)) =>
     body,
   });
 
-describe('inbound webhook (spec §4.4)', () => {
+describe('inbound webhook (the published inbound webhook)', () => {
   test('when the provider verifies the URL with the right token, then the challenge is echoed', async () => {
     const query = `hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${org.channel.verify_token}`;
     const response = await fetch(`${viaGateway()}?${query}`);

@@ -15,7 +15,7 @@ export function stableEventId(namespace: string, name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** A broker event (ARCHITECTURE §6) with `data` exactly as spec §6.3 lists it. */
+/** A broker event (ARCHITECTURE §6) with `data` exactly as the published payloads list it. */
 export function brokerEvent<E extends EventName>(
   event: E,
   company_id: number,
@@ -120,7 +120,7 @@ export const messageStatusUpdated = (
 
 /**
  * `message_received`; a button or list reply's id and an echo of the business's own number ride
- * on the envelope outside `data`, which stays as spec §6.3 lists it.
+ * on the envelope outside `data`, which stays as the published payloads list it.
  */
 export const messageReceived = (
   ids: EventIds,

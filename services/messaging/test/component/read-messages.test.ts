@@ -29,7 +29,7 @@ async function send(api: Organization['api'], phone: string, message: string): P
   return answer.body.message_id as number;
 }
 
-describe('getMessages and getConversations (spec §4.3)', () => {
+describe('getMessages and getConversations (the published REST API)', () => {
   test('when a contact has more messages than a page, then pages go newest first with a cursor', async () => {
     const phone = uniquePhone();
     const ids: number[] = [];
@@ -120,7 +120,7 @@ describe('tenant isolation', () => {
   });
 });
 
-describe('accountStatus (spec §4.3)', () => {
+describe('accountStatus (the published REST API)', () => {
   test('when the provider answers, then connection, account status, quality, tier, number and name are shown', async () => {
     const answer = await org.api.get('accountStatus');
     expect(answer.status).toBe(200);

@@ -126,7 +126,7 @@ describe('a send the provider refuses', () => {
   });
 });
 
-describe('the monthly message quota (spec §7, §8)', () => {
+describe('the monthly message quota (the published error messages and plan limits)', () => {
   test('when the free plan has used its 100 messages, then the send is refused with 429 and nothing happens', async () => {
     const free = await system.newOrganization('free', 'Free Co');
     await setQuotaUsed(free.company_id, 100);

@@ -29,7 +29,7 @@ async function sentRequest(wamid: string): Promise<Record<string, unknown>> {
   return sent[0].request as Record<string, unknown>;
 }
 
-describe('sendMessageToPhoneNumber (spec §4.3)', () => {
+describe('sendMessageToPhoneNumber (the published REST API)', () => {
   test('when a text is sent, then the provider gets a Cloud API text and the status reaches read', async () => {
     const phone = uniquePhone();
     const sent = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Hello Ana' });

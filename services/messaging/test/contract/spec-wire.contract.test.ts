@@ -114,7 +114,7 @@ async function postForm(operation: string, form: FormData) {
   return { status: response.status, body: (await response.json()) as LooseJson };
 }
 
-describe('spec §5.1: POST carries the token in the body, multipart forms included', () => {
+describe('the published API authentication: POST carries the token in the body, multipart forms included', () => {
   test('when sendmedia is posted as multipart with token as a form field, then the file is sent and messaging never sees the token', async () => {
     const form = new FormData();
     form.append('token', org.api.token);
@@ -192,7 +192,7 @@ describe('spec §5.1: POST carries the token in the body, multipart forms includ
   });
 });
 
-describe('spec §2.4: names of the data model', () => {
+describe('names of the published data model', () => {
   test('when createTemplate is given template_name, template_language and components, then the template is created under those names', async () => {
     const created = await org.api.post('createTemplate', {
       template_name: 'wire_names',
@@ -249,7 +249,7 @@ describe('spec §2.4: names of the data model', () => {
   });
 });
 
-describe('spec §3 and §6.1: account decisions and API campaigns', () => {
+describe('the published states and event catalog: account decisions and API campaigns', () => {
   test('when the provider announces the account disabled, then accountStatus answers it at once', async () => {
     const before = AccountStatusResponseSchema.parse((await org.api.get('accountStatus')).body);
     expect(before.account_status).not.toBe('disabled');
@@ -473,7 +473,7 @@ const envelopesAt = (receiver: Receiver): WebhookEnvelope[] =>
       return envelope;
     });
 
-describe('spec §6.2 and §6.1: webhook requests and failures as customers receive them', () => {
+describe('the published delivery rules and event catalog: webhook requests and failures as customers receive them', () => {
   test('when a customer tests a webhook through the gateway and the receiver answers after 9 s, then the test says delivered: the 10 s request timeout holds for the test call too', async () => {
     const hooks = await system.newOrganization('standard', 'Slow Receiver Co');
     const { receiver, webhook } = await registerWebhook(

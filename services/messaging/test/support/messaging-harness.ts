@@ -52,7 +52,7 @@ export function apiClient(gatewayUrl: string, token: string) {
       for (const [name, value] of Object.entries(query)) params.append(name, String(value));
       return answer(await fetch(`${url(operation)}?${params}`));
     },
-    /** A JSON body with the token in it (spec §5.1); extra headers such as Idempotency-Key. */
+    /** A JSON body with the token in it (the published API authentication); extra headers such as Idempotency-Key. */
     async post(
       operation: string,
       body: Record<string, unknown>,

@@ -78,7 +78,7 @@ describe('deliverToProvider', () => {
   });
 });
 
-describe('contentOfMessage (spec §4.3 sendMessageToPhoneNumber)', () => {
+describe('contentOfMessage (the message of sendMessageToPhoneNumber)', () => {
   const parse = (body: Record<string, unknown>) => {
     const { phone: _phone, ...rest } = SendMessageRequestSchema.parse({
       phone: '393471234567',

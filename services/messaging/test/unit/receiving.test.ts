@@ -31,7 +31,7 @@ describe('replyIdOf (automated replies match a chosen button or row by id)', () 
   });
 });
 
-describe('describeInbound (cloud-api.md §3.3)', () => {
+describe('describeInbound (as the Cloud API documents it)', () => {
   test.each([
     [{ type: 'text', text: { body: 'Hi' } }, 'text', 'Hi'],
     [{ type: 'image', image: { caption: 'Receipt', id: '1' } }, 'image', 'Receipt'],
@@ -57,7 +57,7 @@ describe('describeInbound (cloud-api.md §3.3)', () => {
   });
 });
 
-describe('account and name decisions (cloud-api.md §3.6, §3.7, §3.10)', () => {
+describe('account and name decisions (as the Cloud API documents it)', () => {
   test('when a review is decided, then the account status follows the decision', () => {
     expect(accountDecisionOf('account_review_update', { decision: 'APPROVED' })).toEqual({
       decision: 'APPROVED',

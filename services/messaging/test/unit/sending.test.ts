@@ -7,7 +7,7 @@ import {
 import { classifyProviderResponse } from '../../src/domain/sending/classify-provider-error';
 import { TokenBucket } from '../../src/domain/sending/token-bucket';
 
-describe('buildProviderMessage (cloud-api.md §1.2)', () => {
+describe('buildProviderMessage (as the Cloud API documents it)', () => {
   test('when a text is sent, then the body is the Cloud API text message', () => {
     expect(buildProviderMessage('393471234567', { kind: 'text', body: 'Hello' })).toEqual({
       messaging_product: 'whatsapp',
@@ -132,7 +132,7 @@ describe('checkLimits', () => {
   });
 });
 
-describe('classifyProviderResponse (cloud-api.md §2)', () => {
+describe('classifyProviderResponse (as the Cloud API documents it)', () => {
   test('when the provider reports throughput or a transient error, then it is retryable', () => {
     for (const code of [130429, 131000, 131016, 133004, 131057]) {
       expect(

@@ -26,7 +26,7 @@ export interface StoredDelivery {
 }
 
 /**
- * One attempt (spec §2.2). Its `_id` is `<delivery id>:<attempt>`, so the log is also the record
+ * One attempt (the published delivery log row). Its `_id` is `<delivery id>:<attempt>`, so the log is also the record
  * of which attempts were made: a second row for the same attempt is refused by the database.
  */
 export interface StoredDeliveryLog {

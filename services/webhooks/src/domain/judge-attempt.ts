@@ -12,7 +12,7 @@ export interface Verdict {
 }
 
 /**
- * Spec §6.2: any 2xx acknowledges; 5xx, a connection error or a timeout is retried while
+ * The published delivery rules: any 2xx acknowledges; 5xx, a connection error or a timeout is retried while
  * attempts are left; everything else (3xx, 4xx, a blocked address) fails at once. 410 Gone
  * also pauses the webhook, as Standard Webhooks asks.
  */

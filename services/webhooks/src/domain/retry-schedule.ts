@@ -7,7 +7,7 @@ export interface RetryStep {
 }
 
 /**
- * When attempts happen (spec §6.2): the wait before attempt n+1 is the n-th configured delay,
+ * When attempts happen (the published delivery rules): the wait before attempt n+1 is the n-th configured delay,
  * each served by its own TTL queue so that every message in a queue waits the same time.
  */
 export class RetrySchedule {
@@ -42,7 +42,7 @@ export class RetrySchedule {
     return attempt < this.maxAttempts;
   }
 
-  /** Spec §2.2's counter: `2 / 3`. */
+  /** The delivery log's counter: `2 / 3`. */
   static label(attempt: number, maxAttempts: number): string {
     return `${attempt} / ${maxAttempts}`;
   }

@@ -26,7 +26,7 @@ function keysFor(secret: string): SigningKeys {
 }
 
 /**
- * Spec §5.2: lowercase hex HMAC-SHA256 of the raw body, keyed with the secret exactly as the
+ * The published webhook signature: lowercase hex HMAC-SHA256 of the raw body, keyed with the secret exactly as the
  * customer sees it (the whole `whsec_…` string as UTF-8), so a receiver that pastes it works.
  */
 export function bodySignature(secret: string, body: Buffer): string {

@@ -32,7 +32,7 @@ export interface Receiver {
 
 export const ok: Behaviour = () => ({ status: 200, body: 'ok' });
 
-/** Spec §5.2 step 3: recompute over the raw body, compare in constant time. */
+/** Checking the published webhook signature: recompute over the raw body, compare in constant time. */
 export function signatureMatches(secret: string, body: Buffer, given: string | undefined): boolean {
   const expected = Buffer.from(createHmac('sha256', secret).update(body).digest('hex'));
   const received = Buffer.from(given ?? '');

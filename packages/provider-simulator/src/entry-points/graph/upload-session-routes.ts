@@ -3,7 +3,7 @@ import express, { type RequestHandler } from 'express';
 import { GraphError, invalidParameter } from '../../domain/graph-error';
 import type { SimulatorContext } from '../../simulator-context';
 
-/** What a template header example may be (cloud-api.md §1.2): type and largest size. */
+/** What a template header example may be (as the Cloud API documents it): type and largest size. */
 const UPLOAD_RULES: Record<string, number> = {
   'image/jpeg': 5 * 1024 * 1024,
   'image/png': 5 * 1024 * 1024,

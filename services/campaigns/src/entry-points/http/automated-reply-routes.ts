@@ -22,7 +22,7 @@ import {
 
 export interface AutomatedReplyRouteDeps extends ReplyDeps, ContactBotsDeps {}
 
-/** Spec §4.3 automated replies; update and delete also answer POST, for form clients. */
+/** The API's automated replies; update and delete also answer POST, for form clients. */
 export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDeps): void {
   serveOperation(router, 'getAutomatedReplies', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);

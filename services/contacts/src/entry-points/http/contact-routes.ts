@@ -25,7 +25,7 @@ import { sendContactStream } from './stream-contacts';
 
 const contactResponse = (contact: Contact): ContactResponse => ({ status: 'success', contact });
 
-/** The contact operations of spec §4.3, for the organization the gateway names. */
+/** The contact operations of the published REST API, for the organization the gateway names. */
 export function contactRoutes(router: Router, deps: ContactsDeps): void {
   serveOperation(router, 'getContacts', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);

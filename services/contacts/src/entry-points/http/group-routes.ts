@@ -15,7 +15,7 @@ import { addGroup, deleteGroup, listGroups, renameGroup } from '../../domain/man
 const groupResponse = (group: Group): GroupResponse => ({ status: 'success', group });
 const YES = new Set(['yes', 'true', '1']);
 
-/** The group operations of spec §4.3. */
+/** The group operations of the published REST API. */
 export function groupRoutes(router: Router, deps: ContactsDeps): void {
   serveOperation(router, 'getGroups', ['get'], async (req, res) => {
     const { company_id } = orgContext(req);

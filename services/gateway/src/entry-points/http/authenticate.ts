@@ -7,7 +7,7 @@ import { formTokenOf, readMultipartForm } from './multipart-form';
 import type { RateLimits } from './rate-limits';
 
 /**
- * Spec §5.1: `token` in the query (GET) or the body (POST, PUT, DELETE); a bearer header works too.
+ * The published API authentication: `token` in the query (GET) or the body (POST, PUT, DELETE); a bearer header works too.
  * A streamed multipart form's token is read as it arrives (`formTokenOf`), after these.
  */
 export function tokenFrom(req: Request): string | undefined {

@@ -13,7 +13,7 @@ export interface ReceiveRouteDeps {
   bodyLimit: string;
 }
 
-/** The provider's door (spec §4.4): raw bytes in, because the signature covers exactly them. */
+/** The provider's door (the published inbound webhook): raw bytes in, because the signature covers exactly them. */
 export function receiveRoutes(app: Express, deps: ReceiveRouteDeps): void {
   const channelOf = async (req: Request) => {
     const channel = await deps.channels.find(String(req.params.token));

@@ -14,7 +14,7 @@ const PHONE_FIELDS = [
   'status',
   'throughput',
 ];
-/** Phone number statuses (cloud-api.md §1.4) that mean the number cannot send. */
+/** Phone number statuses (as the Cloud API documents it) that mean the number cannot send. */
 const DISCONNECTED = new Set(['DISCONNECTED', 'DELETED', 'PENDING', 'MIGRATED']);
 const BLOCKED = new Set(['BANNED', 'RESTRICTED', 'FLAGGED', 'RATE_LIMITED']);
 
@@ -88,7 +88,7 @@ export function withAccountNotice(
 }
 
 /**
- * Spec §4.3 `accountStatus`, asked of the provider (phone number and WABA, in
+ * The API's `accountStatus`, asked of the provider (phone number and WABA, in
  * parallel). A provider that cannot be reached or refuses us makes the answer
  * `connection_state: "disconnected"`, never an error.
  */

@@ -19,7 +19,7 @@ type Loose = Record<string, unknown>;
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
-/** The account status a review decision leaves (cloud-api.md §3.10). */
+/** The account status a review decision leaves (as the Cloud API documents it). */
 export const REVIEW_ACCOUNT_STATUS: Record<string, string> = {
   APPROVED: 'active',
   PENDING: 'pending_review',
@@ -43,7 +43,7 @@ const EVENT_ACCOUNT_STATUS: Record<string, string> = {
 
 /**
  * The decision and resulting account status of an `account_review_update` or `account_update`
- * (cloud-api.md §3.6, §3.10); null for changes that do not touch the account's status (partner
+ * (as the Cloud API documents it); null for changes that do not touch the account's status (partner
  * events, pricing, quality updates).
  */
 export function accountDecisionOf(
@@ -69,7 +69,7 @@ export function accountDecisionOf(
   return event && status ? { decision: event, account_status: status } : null;
 }
 
-/** `phone_number_name_update` (cloud-api.md §3.7) as spec §6.3 words it. */
+/** `phone_number_name_update` (as the Cloud API documents it) as the published payloads word it. */
 export function nameDecisionOf(value: Loose): {
   decision: string;
   phone_number: string;

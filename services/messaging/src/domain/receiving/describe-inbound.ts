@@ -1,5 +1,5 @@
 /**
- * The `message` text of an inbound message (spec §6.3: "text of the message"), for every type
+ * The `message` text of an inbound message (the published event payloads: "text of the message"), for every type
  * the provider sends (cloud-api.md §3.3). `message_type` mirrors the provider's type as is.
  */
 type Loose = Record<string, unknown>;

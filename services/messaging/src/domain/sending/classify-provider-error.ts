@@ -1,5 +1,5 @@
 /**
- * Which provider failures are worth trying again (cloud-api.md §2): throughput and transient
+ * Which provider failures are worth trying again (as the Cloud API documents it): throughput and transient
  * server errors are; anything about the request, the recipient or the account is not.
  */
 const THROTTLING_CODES = new Set([4, 80007, 130429]);

@@ -1,6 +1,6 @@
 /**
  * Paces sends per phone number to the provider's throughput (80 messages/s by default,
- * cloud-api.md §5): a token bucket that lets a caller wait for its turn instead of failing.
+ * as the Cloud API documents it): a token bucket that lets a caller wait for its turn instead of failing.
  */
 export class TokenBucket {
   private tokens: number;

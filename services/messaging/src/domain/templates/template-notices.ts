@@ -14,7 +14,7 @@ export interface TemplateNoticeDeps {
   notices: NoticeStore;
   relay: EventRelay;
   logger: Logger;
-  /** Spec §6.1: `template_approved` / `template_rejected` are reserved, published only when on. */
+  /** The published event catalog: `template_approved` / `template_rejected` are reserved, published only when on. */
   emitReservedEvents: boolean;
 }
 
@@ -29,7 +29,7 @@ const text = (value: unknown): string | undefined =>
       ? String(value)
       : undefined;
 
-/** Provider events (cloud-api.md §3.8) whose status is another one's. */
+/** Provider events (as the Cloud API documents it) whose status is another one's. */
 const STATUS_OF_EVENT: Record<string, string> = { REINSTATED: 'APPROVED', UNARCHIVED: 'APPROVED' };
 
 /** What a `message_template_*` change says about the template (null: nothing we keep). */

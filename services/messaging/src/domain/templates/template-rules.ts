@@ -1,7 +1,7 @@
 import type { CreateTemplateRequest } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 
-// The provider's rules for template text (cloud-api.md §1.2), checked before anything is sent to
+// The provider's rules for template text (as the Cloud API documents it), checked before anything is sent to
 // it, so a mistake is answered at once and names the component.
 
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;

@@ -27,7 +27,7 @@ export interface MediaFetchPolicy {
 
 const baseType = (mimeType: string) => mimeType.split(';')[0]!.trim().toLowerCase();
 
-/** The provider's type and size rules for header examples (cloud-api.md §1.2). */
+/** The provider's type and size rules for header examples (as the Cloud API documents it). */
 export function checkTemplateMedia(media: MediaUpload): void {
   const type = baseType(media.mimeType);
   const rule = TEMPLATE_MEDIA_RULES[type as TemplateMediaType];

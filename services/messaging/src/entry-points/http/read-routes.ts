@@ -13,7 +13,7 @@ import {
   type ReadingDeps,
 } from '../../domain/reading/read-messages';
 
-/** Spec §4.3 read operations; every lookup is the caller's organization's only. */
+/** The API's read operations; every lookup is the caller's organization's only. */
 export function readRoutes(
   router: Router,
   deps: ReadingDeps & { accountStatus: AccountStatusReader },

@@ -31,7 +31,7 @@ import {
 } from '../../domain/templates/upload-template-media';
 import { readMultipart } from './send-routes';
 
-/** Spec §4.3 template operations. */
+/** The API's template operations. */
 export function templateRoutes(
   router: Router,
   deps: TemplateDeps & { media: MediaFetchPolicy },
