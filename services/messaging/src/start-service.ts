@@ -56,6 +56,7 @@ const SERVED = new Set(
     'getMessageStatus',
     'getMessages',
     'getConversations',
+    'markMessageRead',
     'accountStatus',
     'getTemplates',
     'createTemplate',
@@ -179,7 +180,14 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           });
           quotaRoutes(router, { quotas });
           sendRoutes(router, { sender, mediaMaxBytes: config.MEDIA_MAX_BYTES });
-          readRoutes(router, { messages, conversations, contacts, accountStatus, logger });
+          readRoutes(router, {
+            messages,
+            conversations,
+            contacts,
+            accountStatus,
+            logger,
+            markRead: { messages, conversations, channels: directory, cloudApi },
+          });
           templateRoutes(router, {
             ...templateDeps,
             media: {
