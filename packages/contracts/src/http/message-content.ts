@@ -146,7 +146,10 @@ export const ContactCardSchema = z.strictObject({
       z.strictObject({
         phone: required(64),
         type: z.enum(['CELL', 'MAIN', 'IPHONE', 'HOME', 'WORK']).optional(),
-        wa_id: z.string().regex(/^\d{6,20}$/, { error: 'must be digits' }).optional(),
+        wa_id: z
+          .string()
+          .regex(/^\d{6,20}$/, { error: 'must be digits' })
+          .optional(),
       }),
     )
     .max(20)
@@ -181,7 +184,10 @@ export const ContactCardSchema = z.strictObject({
   urls: z
     .array(
       z.strictObject({
-        url: z.string().max(2000).regex(/^https?:\/\/\S+$/, { error: 'must be an http(s) URL' }),
+        url: z
+          .string()
+          .max(2000)
+          .regex(/^https?:\/\/\S+$/, { error: 'must be an http(s) URL' }),
         type: HOME_OR_WORK,
       }),
     )

@@ -171,7 +171,11 @@ function refuseMixedKinds(message: Record<string, unknown>, ctx: z.RefinementCtx
   }
   for (const part of ['message', 'header', 'footer', 'image'] as const) {
     if (given(message[part])) {
-      ctx.addIssue({ code: 'custom', path: [part], message: `not shown with ${kind}: leave it out` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [part],
+        message: `not shown with ${kind}: leave it out`,
+      });
     }
   }
   if (kind === 'reaction' && given(message.reply_to)) {

@@ -144,7 +144,11 @@ export function createConversationStore(db: Connection) {
      * The business read the conversation up to `message_id` (the provider marks the messages
      * before a read one read too): those stop counting as unread. Answers how many remain.
      */
-    async markReadUpTo(company_id: number, contact_id: number, message_id: number): Promise<number> {
+    async markReadUpTo(
+      company_id: number,
+      contact_id: number,
+      message_id: number,
+    ): Promise<number> {
       const _id = conversationId(company_id, contact_id);
       const current = await Conversations.findById(_id, { unread_ids: 1 })
         .lean<Pick<StoredConversation, 'unread_ids'>>()

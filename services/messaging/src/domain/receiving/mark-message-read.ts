@@ -16,7 +16,8 @@ export interface MarkReadDeps {
 /** The provider's refusal as the API answers it: its text, with the status its kind calls for. */
 function providerError(failure: ProviderFailure): AppError {
   if (failure.kind === 'throttled') return new AppError('rate_limited', failure.message);
-  if (failure.kind === 'unavailable') return new AppError('dependency_unavailable', failure.message);
+  if (failure.kind === 'unavailable')
+    return new AppError('dependency_unavailable', failure.message);
   return new AppError('provider_error', failure.message, {
     httpStatus: failure.httpStatus === 400 || failure.httpStatus === 404 ? 422 : 502,
   });

@@ -1,5 +1,9 @@
 import { AppError } from '@switchboard/service-kit';
-import { hasRealWamid, type MessageStore, type StoredMessage } from '../../data-access/message-store';
+import {
+  hasRealWamid,
+  type MessageStore,
+  type StoredMessage,
+} from '../../data-access/message-store';
 import type { MessageReference, OutboundContent } from './build-provider-message';
 import type { Recipient, SendRequest } from './send-message';
 
@@ -25,7 +29,10 @@ async function lookUp(
   const message = await messages.findOwn(request.organization.company_id, reference.message_id);
   if (!message) throw refuse(field, `no message ${reference.message_id} in this organization`);
   if (!inConversation(message, request.recipient)) {
-    throw refuse(field, `message ${reference.message_id} is not in the conversation with this phone`);
+    throw refuse(
+      field,
+      `message ${reference.message_id} is not in the conversation with this phone`,
+    );
   }
   if (!hasRealWamid(message) || message.status === 'failed') {
     throw refuse(field, `message ${reference.message_id} never reached the provider`);
@@ -54,7 +61,10 @@ export async function resolveReferences(
       throw refuse('reaction.message_id', 'a reaction cannot be reacted to');
     }
     if (now.getTime() - target.created_at.getTime() > REACTION_MAX_AGE_MS) {
-      throw refuse('reaction.message_id', 'the provider takes reactions to messages of the last 30 days only');
+      throw refuse(
+        'reaction.message_id',
+        'the provider takes reactions to messages of the last 30 days only',
+      );
     }
     reactionTo = target.wamid;
   }
