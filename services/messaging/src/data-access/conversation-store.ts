@@ -160,7 +160,8 @@ export function createConversationStore(db: Connection) {
       const after = await Conversations.findOneAndUpdate(
         { _id },
         { $pullAll: { unread_ids: read } },
-        { returnDocument: 'after', projection: { unread_ids: 1 } },
+        // No projection: the local database's findAndModify does not take one.
+        { returnDocument: 'after' },
       )
         .lean<Pick<StoredConversation, 'unread_ids'>>()
         .exec();

@@ -58,7 +58,19 @@ export function acceptSend(
     });
     if (validated.kind === 'mark_read') {
       record.read_receipt = { message_id: validated.messageId, typing: validated.typing ?? false };
-      return answer(record, 200, { success: true }, 0);
+      // Rules naming no recipient (or the type `mark_read`) fail read receipts as well.
+      rule = takeMatchingRule(ctx.state.faults, (candidate) =>
+        matchesSend(candidate, {
+          phone_number_id: record.phone_number_id,
+          wa_id: '',
+          type: 'mark_read',
+        }),
+      );
+      const latencyMs = rule?.latency_ms ?? 0;
+      return (
+        injectedFailure(rule, record, latencyMs) ??
+        answer(record, 200, { success: true }, latencyMs)
+      );
     }
     Object.assign(record, { to: validated.to, wa_id: validated.waId, type: validated.type });
     rule = takeMatchingRule(ctx.state.faults, (candidate) =>
