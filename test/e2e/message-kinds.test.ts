@@ -150,28 +150,34 @@ describe('the other message kinds and read receipts, end to end through the gate
     const shown = new Map(listed.messages.map((m) => [m.message_id, [m.type, m.message]]));
     expect(sentIds.map((id) => shown.get(id))).toEqual(asks.map((a) => a.shown));
 
-    // The customer writes twice more; the first of those is read, with typing shown.
+    // The customer writes twice more, one after the other; the first of those is read, with
+    // typing shown (the provider marks the messages before a read one read too, not after it).
+    const storedIdOf = (wamid: string) =>
+      until(async () => {
+        const page = MessagesResponseSchema.parse(
+          (await client.get('getMessages', { contact_id: contact.id })).body,
+        );
+        return page.messages.find((m) => m.message_wamid === wamid)?.message_id;
+      }, `the customer message ${wamid} in getMessages`);
     const later = await sim('/inbound', {
       phone_number_id: org.channel.phone_number_id,
       from: phone,
       text: 'The Boston one',
     });
-    await sim('/inbound', {
+    const laterId = await storedIdOf(later.wamid);
+    const last = await sim('/inbound', {
       phone_number_id: org.channel.phone_number_id,
       from: phone,
       text: 'Price?',
     });
-    const laterId = await until(async () => {
-      const page = MessagesResponseSchema.parse(
-        (await client.get('getMessages', { contact_id: contact.id })).body,
-      );
+    await storedIdOf(last.wamid);
+    await until(async () => {
       const conversations = ConversationsResponseSchema.parse(
         (await client.get('getConversations')).body,
       ).conversations;
-      const unread = conversations.find((c) => c.contact_id === contact.id)?.unread_count;
-      return unread === 2
-        ? page.messages.find((m) => m.message_wamid === later.wamid)?.message_id
-        : undefined;
+      return (
+        conversations.find((c) => c.contact_id === contact.id)?.unread_count === 2 || undefined
+      );
     }, 'two unread customer messages');
 
     const read = await client.post('markMessageRead', { message_id: laterId, typing: true });
