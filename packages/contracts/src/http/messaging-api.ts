@@ -198,6 +198,12 @@ export const SendMessageRequestSchema = SendMessageFieldsSchema.extend({
       'The text; at most 1024 characters with buttons or an image (then it is the body or ' +
         'caption), 4096 as a list body; left out with location, contacts, reaction, sticker, audio.',
     ),
+  header: optionalText(MESSAGE_LIMITS.header).describe(
+    'Header text of a message with buttons or a list.',
+  ),
+  footer: optionalText(MESSAGE_LIMITS.footer).describe(
+    'Footer text of a message with buttons or a list.',
+  ),
   list: ListMenuSchema.optional().describe(
     'A list menu: `message` is its body, `header` (text) and `footer` are allowed; up to 10 ' +
       'sections and 10 rows in all.',
