@@ -1,7 +1,7 @@
-import { SendMessageRequestSchema } from '@switchboard/contracts';
+import { SendMessageRequestSchema, SendTemplateRequestSchema } from '@switchboard/contracts';
 import { createSimulator, silentLogger, type Simulator } from '@switchboard/provider-simulator';
 import { buildProviderMessage } from '../../src/domain/sending/build-provider-message';
-import { contentOfMessage } from '../../src/domain/sending/content-of';
+import { contentOfMessage, contentOfTemplate } from '../../src/domain/sending/content-of';
 
 // The Cloud API bodies messaging builds for each message kind, posted to the provider simulator,
 // which validates them as Meta documents: what our contract accepts the provider accepts, and
@@ -61,6 +61,18 @@ const rows = (count: number, size = 24) =>
     description: 'd'.repeat(72),
   }));
 
+const KINDS = ['list', 'location', 'contacts', 'reaction', 'sticker', 'audio', 'buttons'];
+const TYPE_OF: Record<string, string> = {
+  text: 'text',
+  list: 'interactive',
+  buttons: 'interactive',
+  location: 'location',
+  contacts: 'contacts',
+  reaction: 'reaction',
+  sticker: 'sticker',
+  audio: 'audio',
+};
+
 const accepted: [string, Record<string, unknown>][] = [
   [
     'a list at every limit',
@@ -114,7 +126,39 @@ const accepted: [string, Record<string, unknown>][] = [
 
 describe('each message kind as built, against the provider’s validation', () => {
   test.each(accepted)('when %s is built, then the provider accepts it', async (_, request) => {
-    const answer = await post(bodyOf(request));
+    const body = bodyOf(request);
+    const kind = Object.keys(request).find((key) => KINDS.includes(key)) ?? 'text';
+    expect(body.type).toBe(TYPE_OF[kind]);
+    if (kind === 'list') expect(body.interactive).toMatchObject({ type: 'list' });
+    if (request.reply_to) expect(body.context).toEqual({ message_id: earlier });
+    const answer = await post(body);
+    expect([answer.status, answer.body.error]).toEqual([200, undefined]);
+  });
+
+  test('when a template is sent as a reply, then the provider accepts its context', async () => {
+    const created = await fetch(`${url}/sim/templates`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        waba_id: CHANNEL.waba_id,
+        name: 'order_update',
+        category: 'UTILITY',
+        language: 'en_US',
+        components: [{ type: 'BODY', text: 'Your order shipped.' }],
+      }),
+    });
+    expect(created.status).toBeLessThan(300);
+    const { phone, ...rest } = SendTemplateRequestSchema.parse({
+      phone: PHONE,
+      template_name: 'order_update',
+      template_language: 'en_US',
+      reply_to: 1,
+    });
+    const content = contentOfTemplate(rest);
+    content.replyTo!.wamid = earlier;
+    const body = buildProviderMessage(phone, content);
+    expect(body).toMatchObject({ type: 'template', context: { message_id: earlier } });
+    const answer = await post(body);
     expect([answer.status, answer.body.error]).toEqual([200, undefined]);
   });
 
@@ -137,7 +181,11 @@ describe('each message kind as built, against the provider’s validation', () =
   test.each(overLimit)(
     'when %s is asked, then our contract and the provider both refuse it',
     async (_, request) => {
-      expect(SendMessageRequestSchema.safeParse({ phone: PHONE, ...request }).success).toBe(false);
+      const parsed = SendMessageRequestSchema.safeParse({ phone: PHONE, ...request });
+      expect(parsed.success).toBe(false);
+      // Refused for the limit itself, on the field that breaks it.
+      const [kind] = Object.keys(request).filter((key) => KINDS.includes(key));
+      expect(parsed.error!.issues.map((issue) => issue.path[0])).toEqual([kind]);
       // The provider's side: the same request, built without our contract's check.
       const content = contentOfMessage(request as Parameters<typeof contentOfMessage>[0]);
       if (content.kind === 'reaction') content.to.wamid = earlier;
