@@ -377,7 +377,7 @@ export const ConversationSchema = z.object({
   contact_name: z.string(),
   phone: z.string(),
   last_message: MessageViewSchema,
-  /** Inbound messages since the business last sent a message to this contact. */
+  /** Inbound messages since the business last sent a message to this contact or marked one read. */
   unread_count: z.number().int().nonnegative(),
   updated_at: timestamp(),
 });
@@ -541,7 +541,7 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Contacts with their last message and unread count, newest first',
     description:
       'The unread count is the number of messages the contact sent since the business last ' +
-      'sent one to them.',
+      'sent one to them or marked one read (markMessageRead).',
     request: { query: GetConversationsQuerySchema },
     responses: { 200: ConversationsResponseSchema },
   }),
