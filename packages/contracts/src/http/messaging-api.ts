@@ -188,7 +188,7 @@ function refuseMixedKinds(message: Record<string, unknown>, ctx: z.RefinementCtx
   if (!WITHOUT_TEXT.has(kind)) throw new Error(`unhandled kind ${kind}`);
 }
 
-/** Spec §4.3 `sendMessageToPhoneNumber`, with the Cloud API's other message kinds. */
+/** `sendMessageToPhoneNumber`: a text, or one of the Cloud API's other message kinds. */
 export const SendMessageRequestSchema = SendMessageFieldsSchema.extend({
   message: z
     .string({ error: 'must be a string' })
