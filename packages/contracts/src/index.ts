@@ -18,6 +18,7 @@ export * from './http/contacts-internal-api';
 export * from './http/webhooks-api';
 export * from './webhooks-delivery';
 export * from './http/messaging-api';
+export * from './http/message-content';
 export * from './http/templates-api';
 export * from './http/campaigns-api';
 export * from './http/ai-bot-api';

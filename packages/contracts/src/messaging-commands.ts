@@ -12,8 +12,10 @@ import { PlanSchema } from './plans';
 /** What a `messaging.send` command sends: the same content the REST operations take. */
 export const SendContentSchema = z.discriminatedUnion('type', [
   SendMessageFieldsSchema.omit({ phone: true }).extend({ type: z.literal('text') }),
-  SendTemplateRequestSchema.omit({ phone: true }).extend({ type: z.literal('template') }),
-  SendMediaRequestSchema.omit({ phone: true, type: true, url: true }).extend({
+  SendTemplateRequestSchema.omit({ phone: true, reply_to: true }).extend({
+    type: z.literal('template'),
+  }),
+  SendMediaRequestSchema.omit({ phone: true, type: true, url: true, reply_to: true }).extend({
     type: z.literal('media'),
     media_type: MediaTypeSchema,
     url: z.url({ protocol: /^https?$/ }),

@@ -58,6 +58,7 @@ const SERVED = new Set(
     'getMessageStatus',
     'getMessages',
     'getConversations',
+    'markMessageRead',
     'accountStatus',
     'getTemplates',
     'createTemplate',
@@ -183,7 +184,14 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           });
           quotaRoutes(router, { quota: createMessageQuota(quotas) });
           sendRoutes(router, { sender, mediaMaxBytes: config.MEDIA_MAX_BYTES });
-          readRoutes(router, { messages, conversations, contacts, accountStatus, logger });
+          readRoutes(router, {
+            messages,
+            conversations,
+            contacts,
+            accountStatus,
+            logger,
+            markRead: { messages, conversations, channels: directory, cloudApi },
+          });
           templateRoutes(router, {
             ...templateDeps,
             media: {

@@ -138,6 +138,8 @@ export const API_OPERATION_OWNERS = {
   getConversations: 'messaging',
   getMessages: 'messaging',
   getMessageStatus: 'messaging',
+  // Beyond the spec's table: read receipts (and typing) for messages the contact sent.
+  markMessageRead: 'messaging',
   getContacts: 'contacts',
   getSingleContact: 'contacts',
   makeContact: 'contacts',

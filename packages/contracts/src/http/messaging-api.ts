@@ -1,10 +1,17 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { HTTP_URL } from './url-pattern';
-import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
+import { BooleanInputSchema, PhoneSchema, PositiveIntegerSchema } from './contacts-api';
 import { PageMetaSchema, pageQuery } from './paging';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
+import {
+  ContactCardsSchema,
+  LIST_LIMITS,
+  ListMenuSchema,
+  LocationSchema,
+  ReactionSchema,
+} from './message-content';
 
 // The messaging operations of spec §4.3. Inputs arrive as JSON or as form fields (all strings),
 // so lists also accept a JSON text or a comma-separated string.
@@ -105,10 +112,111 @@ export const SendMessageFieldsSchema = z.object({
   ),
 });
 
-/** Spec §4.3 `sendMessageToPhoneNumber`. */
-export const SendMessageRequestSchema = SendMessageFieldsSchema.meta({
-  dependentRequired: { header: ['buttons'], footer: ['buttons'] },
-}).superRefine(refuseFramesWithoutButtons);
+const ReplyToSchema = PositiveIntegerSchema.optional().describe(
+  'Our message_id of a message in this conversation: sent as a reply to it (the provider quotes it).',
+);
+
+/** What a message is besides a text: at most one of these per message. */
+const KINDS = ['buttons', 'list', 'location', 'contacts', 'reaction', 'sticker', 'audio'] as const;
+/** The kinds the provider shows no text with: `message` is left out for them. */
+const WITHOUT_TEXT = new Set<string>(['location', 'contacts', 'reaction', 'sticker', 'audio']);
+
+const given = (value: unknown) =>
+  value !== undefined &&
+  value !== null &&
+  value !== '' &&
+  !(Array.isArray(value) && value.length === 0);
+
+/**
+ * One kind per message, and only the parts the provider shows with it: a header and a footer on
+ * button and list messages (a list's header is text), a text with everything but a location, a
+ * contact card, a reaction, a sticker or an audio, and a reaction never as a reply.
+ */
+function refuseMixedKinds(message: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const kinds = KINDS.filter((kind) => given(message[kind]));
+  if (kinds.length > 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [kinds[1]!],
+      message: `one kind of message at a time: not with ${kinds[0]}`,
+    });
+    return;
+  }
+  const kind = kinds[0];
+  if (kind === undefined || kind === 'buttons') {
+    if (!given(message.message)) {
+      ctx.addIssue({ code: 'custom', path: ['message'], message: 'is required' });
+    }
+    if (kind === undefined) refuseFramesWithoutButtons(message, ctx);
+    return;
+  }
+  if (kind === 'list') {
+    if (!given(message.message)) {
+      ctx.addIssue({ code: 'custom', path: ['message'], message: 'is required (the list body)' });
+    } else if ([...String(message.message)].length > LIST_LIMITS.body) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['message'],
+        message: `must be at most ${LIST_LIMITS.body} characters`,
+      });
+    }
+    if (given(message.image)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['image'],
+        message: 'a list message has a text header only',
+      });
+    }
+    return;
+  }
+  for (const part of ['message', 'header', 'footer', 'image'] as const) {
+    if (given(message[part])) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [part],
+        message: `not shown with ${kind}: leave it out`,
+      });
+    }
+  }
+  if (kind === 'reaction' && given(message.reply_to)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['reply_to'],
+      message: 'a reaction names its message itself',
+    });
+  }
+  if (!WITHOUT_TEXT.has(kind)) throw new Error(`unhandled kind ${kind}`);
+}
+
+/** `sendMessageToPhoneNumber`: a text, or one of the Cloud API's other message kinds. */
+export const SendMessageRequestSchema = SendMessageFieldsSchema.extend({
+  message: z
+    .string({ error: 'must be a string' })
+    .max(MESSAGE_LIMITS.text, { error: `must be at most ${MESSAGE_LIMITS.text} characters` })
+    .optional()
+    .describe(
+      'The text; at most 1024 characters with buttons or an image (then it is the body or ' +
+        'caption), 4096 as a list body; left out with location, contacts, reaction, sticker, audio.',
+    ),
+  header: optionalText(MESSAGE_LIMITS.header).describe(
+    'Header text of a message with buttons or a list.',
+  ),
+  footer: optionalText(MESSAGE_LIMITS.footer).describe(
+    'Footer text of a message with buttons or a list.',
+  ),
+  list: ListMenuSchema.optional().describe(
+    'A list menu: `message` is its body, `header` (text) and `footer` are allowed; up to 10 ' +
+      'sections and 10 rows in all.',
+  ),
+  location: LocationSchema.optional().describe('A location pin.'),
+  contacts: ContactCardsSchema.optional().describe('Contact cards (Meta’s vCard fields).'),
+  reaction: ReactionSchema.optional().describe(
+    'An emoji reaction to a message of this conversation (by our message_id).',
+  ),
+  sticker: MediaUrlSchema.optional().describe('A WebP sticker by URL.'),
+  audio: MediaUrlSchema.optional().describe('An audio file by URL (AAC, AMR, MP3, M4A, OGG-Opus).'),
+  reply_to: ReplyToSchema,
+}).superRefine(refuseMixedKinds);
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 
 const TemplateComponentsSchema = listInput(
@@ -131,10 +239,11 @@ export const SendTemplateRequestSchema = z.object({
       error: 'must be a language code such as en or en_US',
     }),
   components: TemplateComponentsSchema.optional().default([]),
+  reply_to: ReplyToSchema,
 });
 export type SendTemplateRequest = z.infer<typeof SendTemplateRequestSchema>;
 
-export const MEDIA_TYPES = ['image', 'document', 'video', 'audio'] as const;
+export const MEDIA_TYPES = ['image', 'document', 'video', 'audio', 'sticker'] as const;
 export const MediaTypeSchema = z.enum(MEDIA_TYPES, {
   error: `must be one of ${MEDIA_TYPES.join(', ')}`,
 });
@@ -147,8 +256,9 @@ export const SendMediaRequestSchema = z.object({
   url: MediaUrlSchema.optional().describe(
     'Where the provider downloads the media; or send `file`.',
   ),
-  caption: optionalText(MESSAGE_LIMITS.caption).describe('Not shown with audio.'),
+  caption: optionalText(MESSAGE_LIMITS.caption).describe('Not shown with audio or a sticker.'),
   filename: optionalText(MESSAGE_LIMITS.filename).describe('Shown with documents.'),
+  reply_to: ReplyToSchema,
 });
 export type SendMediaRequest = z.infer<typeof SendMediaRequestSchema>;
 
@@ -267,7 +377,7 @@ export const ConversationSchema = z.object({
   contact_name: z.string(),
   phone: z.string(),
   last_message: MessageViewSchema,
-  /** Inbound messages since the business last sent a message to this contact. */
+  /** Inbound messages since the business last sent a message to this contact or marked one read. */
   unread_count: z.number().int().nonnegative(),
   updated_at: timestamp(),
 });
@@ -279,6 +389,25 @@ export const ConversationsResponseSchema = successResponse({
   next_before_id: z.number().int().positive().nullable().describe(NEXT_BEFORE_ID),
 });
 export type ConversationsResponse = z.infer<typeof ConversationsResponseSchema>;
+
+/** Marks a message the contact sent as read at the provider (blue ticks), optionally with typing. */
+export const MarkMessageReadRequestSchema = z.object({
+  message_id: PositiveIntegerSchema.describe('A message the contact sent (an inbound message).'),
+  typing: BooleanInputSchema.optional().describe(
+    'Also show the contact a typing indicator (until the next reply, or 25 seconds).',
+  ),
+});
+export type MarkMessageReadRequest = z.infer<typeof MarkMessageReadRequestSchema>;
+
+export const MarkMessageReadResponseSchema = successResponse({
+  message_id: z.number().int().positive(),
+  message_wamid: z.string(),
+  contact_id: z.number().int().positive(),
+  typing: z.boolean(),
+  /** The conversation's unread messages left (those the contact sent after this one). */
+  unread_count: z.number().int().nonnegative(),
+});
+export type MarkMessageReadResponse = z.infer<typeof MarkMessageReadResponseSchema>;
 
 export const CONNECTION_STATES = ['connected', 'disconnected'] as const;
 
@@ -320,12 +449,17 @@ export const MESSAGING_OPERATIONS = [
     ...MESSAGE_OPERATION,
     path: '/api/svc/sendMessageToPhoneNumber',
     operationId: 'sendMessageToPhoneNumber',
-    summary: 'Send a text, image or reply-buttons message',
+    summary: 'Send a text, image, buttons, list, location, contacts, reaction, sticker or audio',
     description:
       'With `buttons`: an interactive message (`header` text or `image` as its header, `footer`). ' +
-      'Without buttons and with `image`: an image with `message` as caption. Otherwise a text. ' +
-      'The provider has a header and a footer only on button messages, so `header` or `footer` ' +
-      'without `buttons` is refused (422 naming the field).' +
+      'With `list`: a list menu (`message` as body, `header` text, `footer`; up to 10 sections ' +
+      'and 10 rows in all, button text ≤ 20, section and row titles ≤ 24, row ids ≤ 200, ' +
+      'descriptions ≤ 72). With `location`, `contacts`, `reaction`, `sticker` or `audio`: that ' +
+      'message, without `message`. Without any of them and with `image`: an image with `message` ' +
+      'as caption. Otherwise a text. One kind per message. `reply_to` (not with a reaction) sends ' +
+      'it as a reply to a message of the conversation. The provider has a header and a footer ' +
+      'only on button and list messages, so `header` or `footer` elsewhere is refused. Every ' +
+      'broken limit is refused with 422 naming the field before anything is sent or counted.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
@@ -340,7 +474,7 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Send a template message',
     description:
       'Sent by name, language and components as given; the provider checks that the template ' +
-      'exists and is approved.' +
+      'exists and is approved. `reply_to` sends it as a reply to a message of the conversation.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
@@ -353,17 +487,32 @@ export const MESSAGING_OPERATIONS = [
     path: '/api/svc/sendmedia',
     fileField: 'file',
     operationId: 'sendmedia',
-    summary: 'Send an image, document, video or audio',
+    summary: 'Send an image, document, video, audio or sticker',
     description:
       'By `url` (JSON or form), or as `multipart/form-data` with the file in field `file` ' +
       '(uploaded to the provider first; the token as a form field before the file, in the query ' +
       'or as a bearer). ' +
-      'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, documents ≤ 16 MB here.' +
+      'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, sticker WebP ≤ 500 KB, ' +
+      'documents ≤ 16 MB here. `reply_to` sends it as a reply to a message of the conversation.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMediaRequestSchema },
     responses: { 200: SendMessageResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/markMessageRead',
+    operationId: 'markMessageRead',
+    summary: 'Mark a message the contact sent as read, optionally showing typing',
+    description:
+      'The provider shows the contact blue ticks on this message and the ones before it; with ' +
+      '`typing` it also shows a typing indicator until the next reply (or 25 seconds). The ' +
+      'conversation’s unread count drops to the messages that came after it. 404 for an unknown ' +
+      'message, 422 for a message the business sent; a provider refusal answers its error text.',
+    request: { body: MarkMessageReadRequestSchema },
+    responses: { 200: MarkMessageReadResponseSchema },
   }),
   defineOperation({
     method: 'get',
@@ -392,7 +541,7 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Contacts with their last message and unread count, newest first',
     description:
       'The unread count is the number of messages the contact sent since the business last ' +
-      'sent one to them.',
+      'sent one to them or marked one read (markMessageRead).',
     request: { query: GetConversationsQuerySchema },
     responses: { 200: ConversationsResponseSchema },
   }),

@@ -115,6 +115,10 @@ describe('buildOpenApiDocument', () => {
 });
 
 describe('gateway operations', () => {
+  test('when markMessageRead is routed, then messaging owns it', () => {
+    expect(API_OPERATION_OWNERS.markMessageRead).toBe('messaging');
+  });
+
   test('when the gateway API is listed, then it has the admin routes and /me', () => {
     expect(
       GATEWAY_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path} ${op.auth}`),
@@ -128,7 +132,7 @@ describe('gateway operations', () => {
   });
 
   test('when the owners of the API operations are listed, then the 28 of the published API besides me are routed, with the 5 further campaign operations, the 2 AI bot settings, 4 flow operations and updateContactBots', () => {
-    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1);
+    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1 + 1);
     expect(API_OPERATION_OWNERS.updateContactBots).toBe('campaigns');
     expect(API_OPERATION_OWNERS).not.toHaveProperty('me');
     expect(new Set(Object.values(API_OPERATION_OWNERS))).toEqual(

@@ -63,7 +63,18 @@ export interface SentRecord {
   type?: string;
   wamid?: string;
   template?: { name: string; language: string; category: string };
+  /** A read receipt's message and whether it asked for a typing indicator. */
+  read_receipt?: { message_id: string; typing: boolean };
   statuses: StatusEntry[];
+}
+
+/** A message a user sent to the business (what read receipts and reactions may name). */
+export interface InboundRecord {
+  wamid: string;
+  phone_number_id: string;
+  wa_id: string;
+  type: string;
+  received_at: number;
 }
 
 export interface WebhookAttempt {

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { FaultRule } from '../domain/faults/fault-rules';
 import type { TokenBucket } from '../domain/faults/token-bucket';
 import type { Channel } from './channel';
-import type { MediaRecord, SentRecord, TemplateRecord, WabaState, WebhookRecord } from './records';
+import type {
+  InboundRecord,
+  MediaRecord,
+  SentRecord,
+  TemplateRecord,
+  WabaState,
+  WebhookRecord,
+} from './records';
 
 /** Everything the simulator knows. In memory only; `reset()` returns to the configured start. */
 export class SimulatorState {
@@ -11,6 +18,8 @@ export class SimulatorState {
   readonly templates = new Map<string, TemplateRecord>();
   readonly media = new Map<string, MediaRecord>();
   readonly sent: SentRecord[] = [];
+  /** Messages users sent, by wamid (bounded like the logs: the oldest are forgotten first). */
+  readonly inbound = new Map<string, InboundRecord>();
   readonly webhooks: WebhookRecord[] = [];
   readonly faults: FaultRule[] = [];
   /** Throughput buckets per phone number id; rebuilt when a limit changes. */
@@ -46,11 +55,17 @@ export class SimulatorState {
     return this.sent.find((record) => record.wamid === wamid);
   }
 
+  rememberInbound(record: InboundRecord, limit = 20_000): void {
+    this.inbound.set(record.wamid, record);
+    if (this.inbound.size > limit) this.inbound.delete(this.inbound.keys().next().value!);
+  }
+
   /** Forget everything but channels; registered (not preconfigured) channels too if asked. */
   reset(options: { dropRegisteredChannels: boolean }): void {
     this.templates.clear();
     this.media.clear();
     this.sent.length = 0;
+    this.inbound.clear();
     this.webhooks.length = 0;
     this.faults.length = 0;
     this.throughputBuckets.clear();

@@ -140,6 +140,34 @@ export function createConversationStore(db: Connection) {
       return outbound.add({ message, contactName, now });
     },
 
+    /**
+     * The business read the conversation up to `message_id` (the provider marks the messages
+     * before a read one read too): those stop counting as unread. Answers how many remain.
+     */
+    async markReadUpTo(
+      company_id: number,
+      contact_id: number,
+      message_id: number,
+    ): Promise<number> {
+      const _id = conversationId(company_id, contact_id);
+      const current = await Conversations.findById(_id, { unread_ids: 1 })
+        .lean<Pick<StoredConversation, 'unread_ids'>>()
+        .exec();
+      const read = (current?.unread_ids ?? []).filter((id) => id <= message_id);
+      if (read.length === 0) return current?.unread_ids.length ?? 0;
+      // By value (`$pullAll`): the local database ignores `$pull` with a condition, and a message
+      // arriving meanwhile is not among the values, so it stays unread.
+      const after = await Conversations.findOneAndUpdate(
+        { _id },
+        { $pullAll: { unread_ids: read } },
+        // No projection: the local database's findAndModify does not take one.
+        { returnDocument: 'after' },
+      )
+        .lean<Pick<StoredConversation, 'unread_ids'>>()
+        .exec();
+      return after?.unread_ids.length ?? 0;
+    },
+
     /** Resolves once every sent message handed over so far is recorded. */
     drain: () => outbound.drain(),
 

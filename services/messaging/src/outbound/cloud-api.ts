@@ -29,6 +29,8 @@ export interface MediaUpload {
 export interface CloudApiClient {
   sendMessage(body: Record<string, unknown>): Promise<CloudApiResult<SendAccepted>>;
   uploadMedia(media: MediaUpload): Promise<CloudApiResult<{ id: string }>>;
+  /** Marks a received message read (`status: read`), with a typing indicator when asked. */
+  markRead(wamid: string, typing: boolean): Promise<CloudApiResult<true>>;
   /** `GET /{node}?fields=…` of the phone number or the WABA. */
   getNode(node: string, fields: string[]): Promise<CloudApiResult<Record<string, unknown>>>;
   /** `POST /{waba}/message_templates` → the provider's id and first status. */
@@ -189,6 +191,21 @@ export function createCloudApi(options: {
             const id = (data as GraphSendResponse | undefined)?.messages?.[0]?.id;
             return typeof id === 'string' && id !== '' ? { wamid: id } : null;
           },
+        ),
+      markRead: (wamid, typing) =>
+        call(
+          () =>
+            raw.postJson(
+              `/${channel.phone_number_id}/messages`,
+              {
+                messaging_product: 'whatsapp',
+                status: 'read',
+                message_id: wamid,
+                ...(typing ? { typing_indicator: { type: 'text' } } : {}),
+              },
+              headers,
+            ),
+          (data) => ((data as { success?: unknown } | undefined)?.success === true ? true : null),
         ),
       uploadMedia: (media) => {
         const form = new FormData();

@@ -41,6 +41,7 @@ const SERVED = [
   'getMessageStatus',
   'getMessages',
   'getConversations',
+  'markMessageRead',
   'accountStatus',
   'getTemplates',
   'createTemplate',

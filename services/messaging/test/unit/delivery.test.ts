@@ -13,6 +13,7 @@ function scriptedClient(answers: CloudApiResult<SendAccepted>[], circuitOpen = f
   const client: CloudApiClient = {
     sendMessage: async () => answers[Math.min(calls++, answers.length - 1)]!,
     uploadMedia: async () => ({ ok: true, data: { id: '1' } }),
+    markRead: async () => ({ ok: true, data: true }),
     getNode: async () => ({ ok: true, data: {} }),
     createTemplate: async () => ({
       ok: true,

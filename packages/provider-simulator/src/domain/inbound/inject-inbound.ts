@@ -49,6 +49,13 @@ export async function injectInbound(
     },
   });
   ctx.state.lastInboundAt.set(pairKey(phoneNumberId, waId), now);
+  ctx.state.rememberInbound({
+    wamid: String(message.id),
+    phone_number_id: phoneNumberId,
+    wa_id: waId,
+    type,
+    received_at: now,
+  });
   const payload = messagesEnvelope(channel, {
     contacts: [{ profile: { name: input.profile_name }, wa_id: waId }],
     messages: [message],

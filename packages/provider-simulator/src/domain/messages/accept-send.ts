@@ -10,7 +10,7 @@ import { GraphError } from '../graph-error';
 import { mintWamid } from '../mint-ids';
 import { runStatusSequence, STATUS_STEPS } from './run-status-sequence';
 import type { AsyncFailure } from './validate-media-object';
-import type { ValidatedMessage } from './validate-send-request';
+import type { KnownMessage, ValidatedMessage } from './validate-send-request';
 import { validateSendRequest } from './validate-send-request';
 
 export type SendOutcome =
@@ -43,6 +43,7 @@ export function acceptSend(
     statuses: [],
     ...describeRecipient(request.body),
   };
+  if (isJsonObjectWithStatus(request.body)) record.kind = 'mark_read';
   rememberBounded(ctx.state.sent, record);
   let rule: FaultRule | undefined;
   try {
@@ -52,10 +53,24 @@ export function acceptSend(
           (t) => t.waba_id === channel.registration.waba_id && t.name === name,
         ),
       findMedia: (id) => ctx.state.media.get(id),
+      findMessage: (wamid) => knownMessage(ctx, wamid),
+      phoneNumberId: channel.registration.phone_number_id,
     });
     if (validated.kind === 'mark_read') {
-      record.kind = 'mark_read';
-      return answer(record, 200, { success: true }, 0);
+      record.read_receipt = { message_id: validated.messageId, typing: validated.typing ?? false };
+      // Rules naming no recipient (or the type `mark_read`) fail read receipts as well.
+      rule = takeMatchingRule(ctx.state.faults, (candidate) =>
+        matchesSend(candidate, {
+          phone_number_id: record.phone_number_id,
+          wa_id: '',
+          type: 'mark_read',
+        }),
+      );
+      const latencyMs = rule?.latency_ms ?? 0;
+      return (
+        injectedFailure(rule, record, latencyMs) ??
+        answer(record, 200, { success: true }, latencyMs)
+      );
     }
     Object.assign(record, { to: validated.to, wa_id: validated.waId, type: validated.type });
     rule = takeMatchingRule(ctx.state.faults, (candidate) =>
@@ -74,6 +89,23 @@ export function acceptSend(
     if (!(error instanceof GraphError)) throw error;
     return answer(record, error.httpStatus, error.toBody(), rule?.latency_ms ?? 0);
   }
+}
+
+const isJsonObjectWithStatus = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && 'status' in body;
+
+/** A message of a conversation the simulator knows: one a user sent, or one it accepted. */
+function knownMessage(ctx: SimulatorContext, wamid: string): KnownMessage | undefined {
+  const inbound = ctx.state.inbound.get(wamid);
+  if (inbound) return { direction: 'inbound', ...inbound };
+  const sent = ctx.state.findSentByWamid(wamid);
+  if (!sent?.wa_id) return undefined;
+  return {
+    direction: 'outbound',
+    phone_number_id: sent.phone_number_id,
+    wa_id: sent.wa_id,
+    ...(sent.type !== undefined && { type: sent.type }),
+  };
 }
 
 /** What a send claims before validation, so rejected sends can be found by recipient too. */
@@ -198,8 +230,10 @@ function accept(
       : undefined) ??
     outsideServiceWindow(ctx, phoneNumberId, message) ??
     message.asyncFailure;
+  // Meta posts only `sent` for a reaction: never delivered or read.
+  const normalSteps = message.type === 'reaction' ? STATUS_STEPS.slice(0, 1) : STATUS_STEPS;
   const steps =
-    rule?.statuses ?? (failure ? [] : STATUS_STEPS.slice(0, ctx.options.statusDelaysMs.length));
+    rule?.statuses ?? (failure ? [] : normalSteps.slice(0, ctx.options.statusDelaysMs.length));
   ctx.scheduler.run(
     () =>
       runStatusSequence(ctx, record, {

@@ -38,7 +38,7 @@ export function validateInteractive(
 ): AsyncFailure | undefined {
   const path = 'interactive';
   const type = readEnum(interactive, 'type', path, INTERACTIVE_TYPES, { required: true })!;
-  const asyncFailure = validateHeader(interactive, findMedia);
+  const asyncFailure = validateHeader(interactive, findMedia, type === 'list');
   const bodyRequired = type !== 'product' && type !== 'location_request_message';
   const body = readObject(interactive, 'body', path, { required: bodyRequired });
   if (body) {
@@ -57,11 +57,17 @@ export function validateInteractive(
   return asyncFailure;
 }
 
-function validateHeader(interactive: Json, findMedia: FindMedia): AsyncFailure | undefined {
+/** A list message's header is text only; reply buttons may show media as well. */
+function validateHeader(
+  interactive: Json,
+  findMedia: FindMedia,
+  textOnly: boolean,
+): AsyncFailure | undefined {
   const header = readObject(interactive, 'header', 'interactive');
   if (!header) return undefined;
   const path = "interactive['header']";
-  const type = readEnum(header, 'type', path, HEADER_TYPES, { required: true })!;
+  const allowed = textOnly ? (['text'] as const) : HEADER_TYPES;
+  const type = readEnum(header, 'type', path, allowed, { required: true })!;
   if (type === 'text') {
     readString(header, 'text', path, { required: true, max: 60 });
     return undefined;

@@ -2,7 +2,8 @@ import type { TemplateRecord } from '../../state/records';
 import { invalidParameter, invalidValue } from '../graph-error';
 import { normalizeRecipient } from './normalize-recipient';
 import type { Json } from './read-params';
-import { isJsonObject, readArray, readEnum, readObject, readString } from './read-params';
+import { isJsonObject, readEnum, readObject, readString } from './read-params';
+import { validateContacts, validateLocation, validateReaction } from './validate-other-types';
 import { validateInteractive } from './validate-interactive';
 import type { AsyncFailure, FindMedia } from './validate-media-object';
 import { validateMediaObject } from './validate-media-object';
@@ -37,11 +38,24 @@ export interface ValidatedMessage {
 export interface ValidatedMarkRead {
   kind: 'mark_read';
   messageId: string;
+  typing?: boolean;
+}
+
+/** A message the simulator has seen: one a user sent (`inbound`) or one the business sent. */
+export interface KnownMessage {
+  direction: 'inbound' | 'outbound';
+  phone_number_id: string;
+  wa_id: string;
+  type?: string;
 }
 
 export interface SendLookups {
   findTemplates: FindTemplates;
   findMedia: FindMedia;
+  /** Without it, references to messages (read receipts, reactions) are not checked. */
+  findMessage?: (wamid: string) => KnownMessage | undefined;
+  /** The business number the request is for (read receipts name its messages only). */
+  phoneNumberId?: string;
 }
 
 /** `POST /{phone_number_id}/messages`, checked the way the Cloud API checks it. */
@@ -54,7 +68,7 @@ export function validateSendRequest(
     required: true,
     missingCode: 100,
   });
-  if (body.status !== undefined) return validateMarkRead(body);
+  if (body.status !== undefined) return validateMarkRead(body, lookups);
 
   const recipientType = readEnum(body, 'recipient_type', '', ['individual', 'group'] as const);
   if (recipientType === 'group') {
@@ -65,7 +79,12 @@ export function validateSendRequest(
   const type = readEnum(body, 'type', '', MESSAGE_TYPES) ?? 'text';
   const bizOpaqueCallbackData = readString(body, 'biz_opaque_callback_data', '', { max: 512 });
   const context = readObject(body, 'context', '');
-  if (context) readString(context, 'message_id', 'context', { required: true });
+  if (context) {
+    const repliedTo = readString(context, 'message_id', 'context', { required: true });
+    if (!repliedTo.startsWith('wamid.')) {
+      throw invalidValue(`Param context['message_id'] must be a WhatsApp message id (wamid.…).`);
+    }
+  }
 
   const result: ValidatedMessage = {
     kind: 'message',
@@ -79,11 +98,18 @@ export function validateSendRequest(
     return result;
   }
   const object = readObject(body, type, '', { required: true });
-  const asyncFailure = validateTypeObject(type, object, lookups, result);
+  const asyncFailure =
+    type === 'reaction'
+      ? validateReaction(object, waId, lookups.findMessage)
+      : validateTypeObject(type, object, lookups, result);
   return asyncFailure ? { ...result, asyncFailure } : result;
 }
 
-function validateMarkRead(body: Json): ValidatedMarkRead {
+/**
+ * A read receipt: only for a message a user sent to this number (Meta refuses to mark the
+ * business's own messages read), optionally with a typing indicator.
+ */
+function validateMarkRead(body: Json, lookups: SendLookups): ValidatedMarkRead {
   readEnum(body, 'status', '', ['read'] as const, { required: true });
   const messageId = readString(body, 'message_id', '', { required: true, missingCode: 100 });
   if (!messageId.startsWith('wamid.')) {
@@ -91,7 +117,19 @@ function validateMarkRead(body: Json): ValidatedMarkRead {
   }
   const typing = readObject(body, 'typing_indicator', '');
   if (typing) readEnum(typing, 'type', 'typing_indicator', ['text'] as const, { required: true });
-  return { kind: 'mark_read', messageId };
+  if (lookups.findMessage) {
+    const known = lookups.findMessage(messageId);
+    if (
+      !known ||
+      known.direction !== 'inbound' ||
+      (lookups.phoneNumberId !== undefined && known.phone_number_id !== lookups.phoneNumberId)
+    ) {
+      throw invalidValue(
+        `Param message_id is not a message received by this phone number: only incoming messages can be marked as read.`,
+      );
+    }
+  }
+  return { kind: 'mark_read', messageId, ...(typing && { typing: true }) };
 }
 
 function validateTypeObject(
@@ -118,32 +156,11 @@ function validateTypeObject(
     case 'template':
       result.template = validateTemplateSend(object, lookups.findTemplates);
       return undefined;
-    case 'reaction':
-      readString(object, 'message_id', 'reaction', { required: true });
-      readString(object, 'emoji', 'reaction');
-      return undefined;
     case 'location':
-      for (const key of ['latitude', 'longitude']) {
-        const value = object[key];
-        if (value === undefined) readString(object, key, 'location', { required: true });
-        if (Number.isNaN(Number(value))) {
-          throw invalidParameter(`Param location['${key}'] must be a number.`);
-        }
-      }
+      validateLocation(object);
       return undefined;
+    case 'reaction':
     case 'contacts':
       return undefined;
   }
-}
-
-/** `contacts` is an array of cards, each with at least `name.formatted_name`. */
-function validateContacts(body: Json): void {
-  const cards = readArray(body, 'contacts', '', { required: true })!;
-  if (cards.length === 0) throw invalidValue('Param contacts must contain at least one contact.');
-  cards.forEach((card, index) => {
-    const path = `contacts[${index}]`;
-    if (!isJsonObject(card)) throw invalidValue(`Param ${path} must be a JSON object.`);
-    const name = readObject(card, 'name', path, { required: true });
-    readString(name, 'formatted_name', `${path}['name']`, { required: true });
-  });
 }

@@ -41,6 +41,24 @@ export function addInspectionRoutes(
     res.json({ sent });
   });
 
+  /**
+   * Read receipts (`status: read`, with or without typing) in arrival order; accepted ones only
+   * unless `include_rejected=true`.
+   */
+  router.get('/read-receipts', (req, res) => {
+    const phoneNumberId = text(req.query.phone_number_id);
+    const messageId = text(req.query.message_id);
+    const includeRejected = req.query.include_rejected === 'true';
+    const receipts = ctx.state.sent.filter(
+      (record) =>
+        record.kind === 'mark_read' &&
+        (includeRejected || record.response_status === 200) &&
+        (phoneNumberId === undefined || record.phone_number_id === phoneNumberId) &&
+        (messageId === undefined || record.read_receipt?.message_id === messageId),
+    );
+    res.json({ read_receipts: receipts });
+  });
+
   /** Webhooks posted, oldest first, with every attempt and the receiver's answers. */
   router.get('/webhooks', (req, res) => {
     const filters = {

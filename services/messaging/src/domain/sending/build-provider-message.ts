@@ -3,16 +3,23 @@
  * Limits are checked here, before any quota is reserved or any call is made, so that a request
  * the provider would refuse is answered 422 with the field named.
  */
+import type { ContactCard, ListMenu, Location } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 
-export type MediaKind = 'image' | 'document' | 'video' | 'audio';
+export type MediaKind = 'image' | 'document' | 'video' | 'audio' | 'sticker';
+
+/** A message of ours a send refers to; `wamid` is filled in once it is looked up. */
+export interface MessageReference {
+  message_id: number;
+  wamid?: string;
+}
 
 export interface ReplyButton {
   id: string;
   title: string;
 }
 
-export type OutboundContent =
+export type OutboundContent = (
   | { kind: 'text'; body: string; previewUrl?: boolean }
   | {
       kind: 'buttons';
@@ -34,7 +41,21 @@ export type OutboundContent =
       name: string;
       language: string;
       components: unknown[];
-    };
+    }
+  | {
+      kind: 'list';
+      body: string;
+      list: ListMenu;
+      header?: string;
+      footer?: string;
+    }
+  | { kind: 'location'; location: Location }
+  | { kind: 'contacts'; cards: ContactCard[] }
+  | { kind: 'reaction'; to: MessageReference; emoji: string }
+) & {
+  /** Sent as a reply to this message (the provider's `context`). */
+  replyTo?: MessageReference;
+};
 
 export const LIMITS = {
   textBody: 4096,
@@ -45,6 +66,9 @@ export const LIMITS = {
   buttonTitle: 20,
   buttonId: 256,
   caption: 1024,
+  listBody: 4096,
+  listSections: 10,
+  listRows: 10,
 } as const;
 
 function tooLong(field: string, value: string | undefined, max: number): void {
@@ -80,9 +104,33 @@ export function checkLimits(content: OutboundContent): void {
     case 'media':
       tooLong('caption', content.caption, LIMITS.caption);
       return;
+    case 'list': {
+      tooLong('message', content.body, LIMITS.listBody);
+      tooLong('header', content.header, LIMITS.headerText);
+      tooLong('footer', content.footer, LIMITS.footer);
+      const rows = content.list.sections.flatMap((section) => section.rows).length;
+      if (content.list.sections.length > LIMITS.listSections || rows > LIMITS.listRows) {
+        throw new AppError(
+          'validation_failed',
+          `list.sections: at most ${LIMITS.listSections} sections and ${LIMITS.listRows} rows in all`,
+        );
+      }
+      return;
+    }
     case 'template':
+    case 'location':
+    case 'contacts':
+    case 'reaction':
       return;
   }
+}
+
+/** The provider's id of a message referred to; looked up before the body is built. */
+function wamidOf(reference: MessageReference): string {
+  if (!reference.wamid) {
+    throw new Error(`message ${reference.message_id} was not looked up before sending`);
+  }
+  return reference.wamid;
 }
 
 /** The JSON body of `POST /{phone_number_id}/messages` for one recipient. */
@@ -90,17 +138,25 @@ export function buildProviderMessage(
   to: string,
   content: OutboundContent,
 ): Record<string, unknown> {
-  const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', to };
+  const envelope = {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to,
+    ...(content.replyTo ? { context: { message_id: wamidOf(content.replyTo) } } : {}),
+  };
+  return { ...envelope, ...typeObjectOf(content) };
+}
+
+/** `type` and the object keyed by it. */
+function typeObjectOf(content: OutboundContent): Record<string, unknown> {
   switch (content.kind) {
     case 'text':
       return {
-        ...envelope,
         type: 'text',
         text: { body: content.body, ...(content.previewUrl ? { preview_url: true } : {}) },
       };
     case 'buttons':
       return {
-        ...envelope,
         type: 'interactive',
         interactive: {
           type: 'button',
@@ -126,13 +182,12 @@ export function buildProviderMessage(
       const media: Record<string, unknown> = content.mediaId
         ? { id: content.mediaId }
         : { link: content.link };
-      if (content.caption && content.media !== 'audio') media.caption = content.caption;
+      if (content.caption && CAPTIONED.has(content.media)) media.caption = content.caption;
       if (content.filename && content.media === 'document') media.filename = content.filename;
-      return { ...envelope, type: content.media, [content.media]: media };
+      return { type: content.media, [content.media]: media };
     }
     case 'template':
       return {
-        ...envelope,
         type: 'template',
         template: {
           name: content.name,
@@ -140,8 +195,41 @@ export function buildProviderMessage(
           ...(content.components.length > 0 ? { components: content.components } : {}),
         },
       };
+    case 'list':
+      return {
+        type: 'interactive',
+        interactive: {
+          type: 'list',
+          ...(content.header ? { header: { type: 'text', text: content.header } } : {}),
+          body: { text: content.body },
+          ...(content.footer ? { footer: { text: content.footer } } : {}),
+          action: {
+            button: content.list.button,
+            sections: content.list.sections.map((section) => ({
+              ...(section.title ? { title: section.title } : {}),
+              rows: section.rows.map((row) => ({
+                id: row.id,
+                title: row.title,
+                ...(row.description ? { description: row.description } : {}),
+              })),
+            })),
+          },
+        },
+      };
+    case 'location':
+      return { type: 'location', location: content.location };
+    case 'contacts':
+      return { type: 'contacts', contacts: content.cards };
+    case 'reaction':
+      return {
+        type: 'reaction',
+        reaction: { message_id: wamidOf(content.to), emoji: content.emoji },
+      };
   }
 }
+
+/** The media the provider shows a caption with (never audio or a sticker). */
+const CAPTIONED = new Set<MediaKind>(['image', 'video', 'document']);
 
 /** A short text for lists and the `message` field of events. */
 export function previewOf(content: OutboundContent): string {
@@ -153,5 +241,16 @@ export function previewOf(content: OutboundContent): string {
       return content.caption ?? `[${content.media}]`;
     case 'template':
       return `[template ${content.name}]`;
+    case 'list':
+      return content.body;
+    case 'location': {
+      const { name, address, latitude, longitude } = content.location;
+      const place = [name, address].filter(Boolean).join(', ');
+      return place ? `[location] ${place}` : `[location ${latitude}, ${longitude}]`;
+    }
+    case 'contacts':
+      return `[contacts] ${content.cards.map((card) => card.name.formatted_name).join(', ')}`;
+    case 'reaction':
+      return content.emoji === '' ? '[reaction removed]' : content.emoji;
   }
 }

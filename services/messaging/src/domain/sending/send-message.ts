@@ -34,6 +34,7 @@ import {
   type OutboundContent,
 } from './build-provider-message';
 import type { ProviderFailure } from './classify-provider-error';
+import { resolveReferences } from './resolve-references';
 import { deliverToProvider, type Pacing, type RetryPolicy } from './deliver-to-provider';
 
 export interface SendingDeps {
@@ -427,8 +428,9 @@ export function createSender(deps: SendingDeps) {
       return true;
     },
 
-    async send(request: SendRequest): Promise<SendAnswer> {
-      checkLimits('content' in request ? request.content : request.contentFor('0'));
+    async send(asked: SendRequest): Promise<SendAnswer> {
+      checkLimits('content' in asked ? asked.content : asked.contentFor('0'));
+      const request = await resolveReferences(deps.messages, asked);
       const now = new Date();
       for (let attempt = 0; attempt < 2; attempt++) {
         const id = await deps.nextMessageId();

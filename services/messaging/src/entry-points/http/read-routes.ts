@@ -3,9 +3,11 @@ import {
   GetConversationsQuerySchema,
   GetMessageStatusQuerySchema,
   GetMessagesQuerySchema,
+  MarkMessageReadRequestSchema,
 } from '@switchboard/contracts';
 import { orgContext, parseInput } from '@switchboard/service-kit';
 import type { AccountStatusReader } from '../../domain/reading/account-status';
+import { markMessageRead, type MarkReadDeps } from '../../domain/receiving/mark-message-read';
 import {
   getConversations,
   getMessageStatus,
@@ -16,7 +18,7 @@ import {
 /** The API's read operations; every lookup is the caller's organization's only. */
 export function readRoutes(
   router: Router,
-  deps: ReadingDeps & { accountStatus: AccountStatusReader },
+  deps: ReadingDeps & { accountStatus: AccountStatusReader; markRead: MarkReadDeps },
 ): void {
   router.get('/api/svc/getMessageStatus', async (req, res) => {
     const { company_id } = orgContext(req);
@@ -34,6 +36,12 @@ export function readRoutes(
     const { company_id } = orgContext(req);
     const query = parseInput(GetConversationsQuerySchema, req.query);
     res.json(await getConversations(deps, company_id, query));
+  });
+
+  router.post('/api/svc/markMessageRead', async (req, res) => {
+    const { company_id } = orgContext(req);
+    const request = parseInput(MarkMessageReadRequestSchema, req.body ?? {});
+    res.json(await markMessageRead(deps.markRead, company_id, request));
   });
 
   router.get('/api/svc/accountStatus', async (req, res) => {
