@@ -138,6 +138,8 @@ export const API_OPERATION_OWNERS = {
   getConversations: 'messaging',
   getMessages: 'messaging',
   getMessageStatus: 'messaging',
+  // Beyond the spec's table: the files contacts send.
+  getMedia: 'messaging',
   getContacts: 'contacts',
   getSingleContact: 'contacts',
   makeContact: 'contacts',

@@ -5,6 +5,7 @@ import { PhoneSchema, PositiveIntegerSchema } from './contacts-api';
 import { PageMetaSchema, pageQuery } from './paging';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
+import { MediaDescriptorSchema } from '../events/payloads';
 
 // The messaging operations of spec §4.3. Inputs arrive as JSON or as form fields (all strings),
 // so lists also accept a JSON text or a comma-separated string.
@@ -206,6 +207,8 @@ export const MessageViewSchema = z.object({
   campaign_id: z.number().int().positive().nullable(),
   created_at: timestamp(),
   status_times: StatusTimesSchema,
+  /** The file of an inbound image, audio, video, document or sticker; absent on other messages. */
+  media: MediaDescriptorSchema.optional(),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;
 
@@ -279,6 +282,10 @@ export const ConversationsResponseSchema = successResponse({
   next_before_id: z.number().int().positive().nullable().describe(NEXT_BEFORE_ID),
 });
 export type ConversationsResponse = z.infer<typeof ConversationsResponseSchema>;
+
+/** `getMedia`: the id is the message's (`message_id`); one file per message. */
+export const GetMediaQuerySchema = z.object({ media_id: PositiveIntegerSchema });
+export type GetMediaQuery = z.infer<typeof GetMediaQuerySchema>;
 
 export const CONNECTION_STATES = ['connected', 'disconnected'] as const;
 
@@ -382,6 +389,21 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Messages of a contact, newest first',
     request: { query: GetMessagesQuerySchema },
     responses: { 200: MessagesResponseSchema },
+  }),
+  defineOperation({
+    method: 'get',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/getMedia',
+    operationId: 'getMedia',
+    summary: 'The file a contact sent (image, audio, video, document or sticker)',
+    description:
+      'The bytes of an inbound message’s file, with its content type, as `message_received` ' +
+      '(`data.media.url`) and getMessages (`media.url`) point to it; `media_id` is the ' +
+      'message’s id. 404 for an id of another organization, a message without a file, or a file ' +
+      'not (or no longer) kept: `media.status` tells which (pending, too_large, failed, expired).',
+    request: { query: GetMediaQuerySchema },
+    binaryResponse: true,
+    responses: { 200: z.string() },
   }),
   defineOperation({
     method: 'get',
