@@ -94,10 +94,10 @@ export function classifyFaultRule(input: FaultRuleInput, id: number): FaultRule 
     input.media !== undefined
       ? 'media'
       : input.throughput_per_second !== undefined
-      ? 'throughput'
-      : input.template_decision !== undefined
-        ? 'template_review'
-        : 'send';
+        ? 'throughput'
+        : input.template_decision !== undefined
+          ? 'template_review'
+          : 'send';
   return { ...input, id, kind, applied: 0 };
 }
 

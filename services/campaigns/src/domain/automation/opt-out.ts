@@ -39,7 +39,11 @@ export function optOutIntentOf(
  */
 export function createOptOutResponder(deps: {
   settings: OptOutSettings;
-  setSubscription(company_id: number, contact_id: number, subscription: Subscription): Promise<unknown>;
+  setSubscription(
+    company_id: number,
+    contact_id: number,
+    subscription: Subscription,
+  ): Promise<unknown>;
 }): Responder {
   return async (turn): Promise<AutomatedAnswer | null> => {
     const wanted = optOutIntentOf(turn, deps.settings);

@@ -182,11 +182,13 @@ export async function fetchDueMedia(deps: MediaFetchDeps): Promise<boolean> {
   const due = await deps.media.due(new Date(), batch);
   for (let start = 0; start < due.length; start += deps.concurrency) {
     await Promise.all(
-      due.slice(start, start + deps.concurrency).map((media) =>
-        fetchInboundMedia(deps, media.id).catch((error: unknown) =>
-          deps.logger.warn({ err: error, media_id: media.id }, 'inbound media fetch failed'),
+      due
+        .slice(start, start + deps.concurrency)
+        .map((media) =>
+          fetchInboundMedia(deps, media.id).catch((error: unknown) =>
+            deps.logger.warn({ err: error, media_id: media.id }, 'inbound media fetch failed'),
+          ),
         ),
-      ),
     );
   }
   return due.length === batch;

@@ -16,7 +16,10 @@ export interface InboundMediaFetcher {
  * The fetch queue's worker: runs when a file is queued and every `everyMs` (files due for a retry,
  * files a dead process left), away from receipt, so a slow download never holds a message up.
  */
-export function startInboundMediaFetcher(deps: MediaFetchDeps, everyMs: number): InboundMediaFetcher {
+export function startInboundMediaFetcher(
+  deps: MediaFetchDeps,
+  everyMs: number,
+): InboundMediaFetcher {
   let again = false;
   let running = false;
   let stopped = false;
