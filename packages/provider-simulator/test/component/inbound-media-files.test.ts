@@ -65,9 +65,4 @@ describe('inbound media files and media faults', () => {
     });
     expect(download.status).toBe(500);
   });
-
-  it('when a media fault has no effect, then it is refused', async () => {
-    const refused = await t.control('POST', '/faults', { media: 'download' });
-    expect(refused.status).toBe(422);
-  });
 });
