@@ -60,7 +60,7 @@ test('when a contact sends an image, then the customer webhook gets message_rece
   );
 
   const delivered = await until(
-    () =>
+    async () =>
       receiver.requests.find(
         (request) => request.verified && request.body.toString().includes(injected.wamid),
       ),

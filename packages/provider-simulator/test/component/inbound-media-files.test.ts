@@ -17,8 +17,10 @@ describe('inbound media files and media faults', () => {
       from: USER,
       ...body,
     });
-  const mediaOf = (type: string) =>
-    t.receiver.received.at(-1)!.body.entry[0]!.changes[0]!.value.messages[0][type];
+  const mediaOf = (type: string) => {
+    const value = t.receiver.received.at(-1)!.body.entry[0]!.changes[0]!.value;
+    return (value.messages as Record<string, Record<string, string>>[])[0]![type]!;
+  };
 
   it('when an image is injected with its bytes, then the webhook names them and the media id downloads exactly them with the token', async () => {
     const bytes = Buffer.from([0xff, 0xd8, 0xff, 0x00, 0x10, 0x80, 0x7f]);
