@@ -316,6 +316,10 @@ const ANSWER_NOTE =
   'provider’s id); a refusal answers 422 or 502 with the `message_id` of the failed message, a ' +
   'provider still throttling after the retries 429, an unreachable provider 503. Delivery and ' +
   'read come later, as `message_status_updated` events.';
+const UNSUBSCRIBED_NOTE =
+  ' A contact who opted out (`subscription: unsubscribed`, e.g. by writing STOP) is only sent a ' +
+  'reply within 24 hours of their last message, and never a marketing template: otherwise 422 ' +
+  '`contact_unsubscribed` and nothing is sent.';
 const QUOTA_NOTE =
   ' Each message counts against the plan’s messages per month (spec §8; 429 and nothing sent ' +
   'when exceeded); a number with no contact becomes a contact (the contact quota applies). ' +
@@ -335,6 +339,7 @@ export const MESSAGING_OPERATIONS = [
       'without `buttons` is refused (422 naming the field).' +
       ANSWER_NOTE +
       QUOTA_NOTE +
+      UNSUBSCRIBED_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMessageRequestSchema },
     responses: { 200: SendMessageResponseSchema },
@@ -350,6 +355,7 @@ export const MESSAGING_OPERATIONS = [
       'exists and is approved.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
+      UNSUBSCRIBED_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendTemplateRequestSchema },
     responses: { 200: SendMessageResponseSchema },
@@ -368,6 +374,7 @@ export const MESSAGING_OPERATIONS = [
       'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, documents ≤ 16 MB here.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
+      UNSUBSCRIBED_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMediaRequestSchema },
     responses: { 200: SendMessageResponseSchema },
