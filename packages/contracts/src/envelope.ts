@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   internal_error: 500,
   forbidden: 403,
   payload_too_large: 413,
+  /** A send to a contact who opted out, outside a reply to them (or a marketing template). */
+  contact_unsubscribed: 422,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

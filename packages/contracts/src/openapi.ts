@@ -164,7 +164,9 @@ function describeOperation(operation: Operation) {
   for (const [status, schema] of Object.entries(operation.responses)) {
     responses[status] = {
       description: 'Success',
-      content: jsonContent(toJsonSchema(schema, 'output')),
+      content: operation.binaryResponse
+        ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
+        : jsonContent(toJsonSchema(schema, 'output')),
     };
   }
   const error = (description: string) => ({ description, content: jsonContent(ERROR_SCHEMA_REF) });

@@ -41,6 +41,31 @@ export const campaignsConfigSchema = z.object({
     .default(30 * 60_000),
   /** Automated answers one contact may get per minute (stops bot-to-bot loops). */
   AUTOMATION_MAX_ANSWERS_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+  /**
+   * A message that is one of these words (whole message; case, accents and punctuation ignored)
+   * unsubscribes its contact, comma-separated.
+   */
+  OPT_OUT_KEYWORDS: z
+    .string()
+    .default(
+      'STOP,STOPALL,UNSUBSCRIBE,OPTOUT,OPT OUT,PARAR,BAJA,ARRET,ARRETER,DESABONNER,STOPP,ABMELDEN,DISISCRIVIMI,DESCADASTRAR',
+    ),
+  /** A message that is one of these words subscribes its contact again, comma-separated. */
+  OPT_IN_KEYWORDS: z.string().default('START,UNSTOP,SUBSCRIBE,ALTA,INICIAR,REPRENDRE'),
+  /** The answer to an opt-out word. */
+  OPT_OUT_CONFIRMATION: z
+    .string()
+    .min(1)
+    .max(4096)
+    .default(
+      'You are unsubscribed and will get no more messages from us. Reply START to subscribe again.',
+    ),
+  /** The answer to an opt-in word. */
+  OPT_IN_CONFIRMATION: z
+    .string()
+    .min(1)
+    .max(4096)
+    .default('You are subscribed again. Reply STOP to unsubscribe.'),
   AUTOMATION_PREFETCH: z.coerce.number().int().min(1).default(20),
   /** How long an organization's plan is trusted without asking the gateway again. */
   ORGANIZATION_CACHE_MS: z.coerce.number().int().min(0).default(30_000),

@@ -18,6 +18,7 @@ import { createFlowStore } from './data-access/flow-store';
 import { createRecipientStore } from './data-access/recipient-store';
 import { createReplyStore } from './data-access/reply-store';
 import { answerOrder, type AutomationDeps } from './domain/automation/answer-inbound-message';
+import { createOptOutResponder, keywordList } from './domain/automation/opt-out';
 import { createFlowResponder } from './domain/automation/flows/flow-responder';
 import { createReplyResponders } from './domain/automation/reply-responders';
 import type { Responder } from './domain/automation/responder';
@@ -138,6 +139,16 @@ export function startService(
           ...createReplyResponders({ replies, campaigns }),
           aiBot: aiBot.respond,
           ...options.responders,
+        }),
+        optOut: createOptOutResponder({
+          settings: {
+            stopWords: keywordList(config.OPT_OUT_KEYWORDS),
+            startWords: keywordList(config.OPT_IN_KEYWORDS),
+            stopConfirmation: config.OPT_OUT_CONFIRMATION,
+            startConfirmation: config.OPT_IN_CONFIRMATION,
+          },
+          setSubscription: (company_id, contact_id, subscription) =>
+            clients.updateContact(company_id, contact_id, { subscription }),
         }),
         publishCommand: base.publishCommand,
         logger,

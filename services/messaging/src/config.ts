@@ -38,6 +38,33 @@ export const messagingConfigSchema = z.object({
     .int()
     .positive()
     .default(16 * 1024 * 1024),
+  /**
+   * Files contacts send are kept up to each kind's provider limit (images 5 MB, audio and video
+   * 16 MB, stickers 500 KB, documents 100 MB), and never over this many bytes.
+   */
+  INBOUND_MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
+  /** Wall-clock limit of each call fetching a file (the lookup, the download). */
+  INBOUND_MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Attempts to fetch one file before it is given up as failed. */
+  INBOUND_MEDIA_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  /** Wait before the second attempt; each later wait is four times the one before. */
+  INBOUND_MEDIA_RETRY_BASE_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Files one process fetches at once. */
+  INBOUND_MEDIA_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** How often files due to be fetched are looked for (a new one is fetched at once anyway). */
+  INBOUND_MEDIA_SWEEP_MS: z.coerce.number().int().min(50).default(5_000),
+  /** How long a fetched file is kept; then the retention job deletes it (fractions allowed). */
+  INBOUND_MEDIA_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  /** How often the retention job runs. */
+  INBOUND_MEDIA_RETENTION_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(60 * 60 * 1000),
   /** Attempts of a `messaging.send` command before its message is recorded as failed (or parked). */
   COMMAND_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   COMMAND_PREFETCH: z.coerce.number().int().min(1).default(20),

@@ -17,6 +17,7 @@ import type { MessagingConfig } from './config';
 import { createChannelStore } from './data-access/channel-store';
 import { createConversationStore } from './data-access/conversation-store';
 import { createIdempotencyStore } from './data-access/idempotency-store';
+import { createInboundMediaStore } from './data-access/inbound-media-store';
 import { createMessageStore } from './data-access/message-store';
 import { createNoticeStore } from './data-access/notice-store';
 import { createQuotaStore } from './data-access/quota-store';
@@ -38,9 +39,16 @@ import { quotaRoutes } from './entry-points/http/quota-routes';
 import { readRoutes } from './entry-points/http/read-routes';
 import { sendRoutes } from './entry-points/http/send-routes';
 import { templateRoutes } from './entry-points/http/template-routes';
+import {
+  startInboundMediaFetcher,
+  startInboundMediaRetentionJob,
+  type InboundMediaFetcher,
+} from './entry-points/jobs/inbound-media-jobs';
+import { mediaRoutes } from './entry-points/http/media-routes';
 import { startSendRecoveryJob } from './entry-points/jobs/send-recovery-job';
 import { createCloudApi } from './outbound/cloud-api';
 import { createContactsClient } from './outbound/contacts-client';
+import { createProviderMedia } from './outbound/provider-media';
 import { simulatorRegistrar } from './outbound/simulator-control';
 
 /** What messaging's keys are narrowed to (changing it makes stored credentials unreadable). */
@@ -57,6 +65,7 @@ const SERVED = new Set(
     'sendmedia',
     'getMessageStatus',
     'getMessages',
+    'getMedia',
     'getConversations',
     'markMessageRead',
     'accountStatus',
@@ -81,9 +90,11 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       const conversations = createConversationStore(db);
       const notices = createNoticeStore(db);
       const templates = createTemplateStore(db);
+      const inboundMedia = createInboundMediaStore(db);
       const [channelsResealed] = await Promise.all([
         channels.init(),
         messages.init(),
+        inboundMedia.init(),
         conversations.init(),
         notices.init(),
         templates.init(),
@@ -141,6 +152,12 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       );
       let templateSync: PeriodicJob | undefined;
       let sendRecovery: PeriodicJob | undefined;
+      let mediaFetcher: InboundMediaFetcher | undefined;
+      let mediaRetention: PeriodicJob | undefined;
+      const providerMedia = createProviderMedia({
+        logger,
+        timeoutMs: config.INBOUND_MEDIA_TIMEOUT_MS,
+      });
       const reseal = startResealJob({
         what: 'channels',
         everyMs: config.SECRET_RESEAL_INTERVAL_MS,
@@ -192,6 +209,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             logger,
             markRead: { messages, conversations, channels: directory, cloudApi },
           });
+          mediaRoutes(router, { media: inboundMedia });
           templateRoutes(router, {
             ...templateDeps,
             media: {
@@ -223,6 +241,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
               templates,
               emitReservedEvents: config.EMIT_RESERVED_EVENTS,
               accountChanged: (company_id) => accountStatus.forget(company_id),
+              inboundMedia: { store: inboundMedia, kick: () => mediaFetcher?.kick() },
             },
             config.PROVIDER_EVENTS_PREFETCH,
           );
@@ -237,6 +256,30 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             },
           );
           relay.start();
+          mediaFetcher = startInboundMediaFetcher(
+            {
+              media: inboundMedia,
+              messages,
+              channels: directory,
+              providerMedia,
+              relay,
+              eventIds,
+              logger,
+              publicBaseUrl: config.PUBLIC_BASE_URL,
+              capBytes: config.INBOUND_MEDIA_MAX_BYTES,
+              maxAttempts: config.INBOUND_MEDIA_MAX_ATTEMPTS,
+              retryBaseMs: config.INBOUND_MEDIA_RETRY_BASE_MS,
+              // Two calls of at most the timeout each, and the writes after them.
+              leaseMs: 3 * config.INBOUND_MEDIA_TIMEOUT_MS,
+              concurrency: config.INBOUND_MEDIA_CONCURRENCY,
+            },
+            config.INBOUND_MEDIA_SWEEP_MS,
+          );
+          mediaRetention = startInboundMediaRetentionJob(
+            { media: inboundMedia, messages, logger },
+            config.INBOUND_MEDIA_RETENTION_DAYS,
+            config.INBOUND_MEDIA_RETENTION_INTERVAL_MS,
+          );
           sendRecovery = startSendRecoveryJob(
             { messages, quotas, sender, leaseMs: config.SEND_LEASE_MS, logger },
             config.SEND_RECOVERY_INTERVAL_MS,
@@ -258,11 +301,14 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           await reseal.stop();
           await templateSync?.stop();
           await sendRecovery?.stop();
+          await mediaFetcher?.stop();
+          await mediaRetention?.stop();
           await relay.stop();
           await holdSettler.drain();
           await conversations.drain();
           await messages.drain();
           cloudApi.shutdown();
+          providerMedia.shutdown();
           contacts.shutdown();
         },
       };

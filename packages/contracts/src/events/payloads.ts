@@ -6,6 +6,41 @@ import type { EventName } from './event-names';
 const id = () => z.number().int();
 const timestamp = () => z.iso.datetime({ offset: true });
 
+/** The kinds of inbound media a contact can send, as the provider names them. */
+export const INBOUND_MEDIA_TYPES = ['image', 'audio', 'video', 'document', 'sticker'] as const;
+export type InboundMediaType = (typeof INBOUND_MEDIA_TYPES)[number];
+
+/**
+ * Where an inbound file stands: being fetched from the provider, kept and served (`available`),
+ * refused for its size, not obtainable from the provider, or deleted by the retention job.
+ */
+export const INBOUND_MEDIA_STATUSES = [
+  'pending',
+  'available',
+  'too_large',
+  'failed',
+  'expired',
+] as const;
+export type InboundMediaStatus = (typeof INBOUND_MEDIA_STATUSES)[number];
+
+/**
+ * The file a contact sent with a message. `url` is the authenticated operation that serves its
+ * bytes (call it with the organization's token); it is null unless `status` is `available`.
+ */
+export const MediaDescriptorSchema = z.strictObject({
+  type: z.enum(INBOUND_MEDIA_TYPES),
+  mime_type: z.string(),
+  /** Bytes; null until known (the provider reports it when the file is fetched). */
+  size: z.number().int().nonnegative().nullable(),
+  url: z.string().nullable(),
+  status: z.enum(INBOUND_MEDIA_STATUSES),
+  /** The name a document was sent with; null for other media. */
+  filename: z.string().nullable(),
+  /** SHA-256 of the bytes (hex), as the provider states it. */
+  sha256: z.string().nullable(),
+});
+export type MediaDescriptor = z.infer<typeof MediaDescriptorSchema>;
+
 export const MessageReceivedDataSchema = z.strictObject({
   message_id: id(),
   message_wamid: z.string(),
@@ -15,6 +50,12 @@ export const MessageReceivedDataSchema = z.strictObject({
   message: z.string(),
   message_type: z.string(),
   company_id: id(),
+  /**
+   * Beside the spec's fields, only on a message carrying a file (image, audio, video, document,
+   * sticker): what the file is and where the organization fetches it. A text message's payload
+   * is exactly the spec's.
+   */
+  media: MediaDescriptorSchema.optional(),
 });
 export type MessageReceivedData = z.infer<typeof MessageReceivedDataSchema>;
 

@@ -246,7 +246,8 @@ const CAMPAIGN_OPERATION = { auth: 'token', tags: ['campaigns'] } as const;
 const SEND_CAMPAIGN_DESCRIPTION =
   'Fills the API campaign’s variables from the contact (created when new) and `data` (JSON, or ' +
   'form brackets such as `data[order][id]=7`), sends it and answers the message ids. Missing ' +
-  'variables: 422 listing their paths; an unknown or non-API campaign: 404.';
+  'variables: 422 listing their paths; an unknown or non-API campaign: 404; a contact who opted ' +
+  'out (unsubscribed): 422 `contact_unsubscribed`, nothing sent.';
 
 export const CAMPAIGN_OPERATIONS = [
   defineOperation({

@@ -140,6 +140,8 @@ export const API_OPERATION_OWNERS = {
   getMessageStatus: 'messaging',
   // Beyond the spec's table: read receipts (and typing) for messages the contact sent.
   markMessageRead: 'messaging',
+  // Beyond the spec's table: the files contacts send.
+  getMedia: 'messaging',
   getContacts: 'contacts',
   getSingleContact: 'contacts',
   makeContact: 'contacts',

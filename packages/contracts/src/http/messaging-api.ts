@@ -12,6 +12,7 @@ import {
   LocationSchema,
   ReactionSchema,
 } from './message-content';
+import { MediaDescriptorSchema } from '../events/payloads';
 
 // The messaging operations of spec §4.3. Inputs arrive as JSON or as form fields (all strings),
 // so lists also accept a JSON text or a comma-separated string.
@@ -316,6 +317,8 @@ export const MessageViewSchema = z.object({
   campaign_id: z.number().int().positive().nullable(),
   created_at: timestamp(),
   status_times: StatusTimesSchema,
+  /** The file of an inbound image, audio, video, document or sticker; absent on other messages. */
+  media: MediaDescriptorSchema.optional(),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;
 
@@ -408,6 +411,9 @@ export const MarkMessageReadResponseSchema = successResponse({
   unread_count: z.number().int().nonnegative(),
 });
 export type MarkMessageReadResponse = z.infer<typeof MarkMessageReadResponseSchema>;
+/** `getMedia`: the id is the message's (`message_id`); one file per message. */
+export const GetMediaQuerySchema = z.object({ media_id: PositiveIntegerSchema });
+export type GetMediaQuery = z.infer<typeof GetMediaQuerySchema>;
 
 export const CONNECTION_STATES = ['connected', 'disconnected'] as const;
 
@@ -438,6 +444,10 @@ const ANSWER_NOTE =
   'provider’s id); a refusal answers 422 or 502 with the `message_id` of the failed message, a ' +
   'provider still throttling after the retries 429, an unreachable provider 503. Delivery and ' +
   'read come later, as `message_status_updated` events.';
+const UNSUBSCRIBED_NOTE =
+  ' A contact who opted out (`subscription: unsubscribed`, e.g. by writing STOP) is only sent a ' +
+  'reply within 24 hours of their last message, and never a marketing template: otherwise 422 ' +
+  '`contact_unsubscribed` and nothing is sent.';
 const QUOTA_NOTE =
   ' Each message counts against the plan’s messages per month (spec §8; 429 and nothing sent ' +
   'when exceeded); a number with no contact becomes a contact (the contact quota applies). ' +
@@ -462,6 +472,7 @@ export const MESSAGING_OPERATIONS = [
       'broken limit is refused with 422 naming the field before anything is sent or counted.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
+      UNSUBSCRIBED_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMessageRequestSchema },
     responses: { 200: SendMessageResponseSchema },
@@ -477,6 +488,7 @@ export const MESSAGING_OPERATIONS = [
       'exists and is approved. `reply_to` sends it as a reply to a message of the conversation.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
+      UNSUBSCRIBED_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendTemplateRequestSchema },
     responses: { 200: SendMessageResponseSchema },
@@ -496,6 +508,7 @@ export const MESSAGING_OPERATIONS = [
       'documents ≤ 16 MB here. `reply_to` sends it as a reply to a message of the conversation.' +
       ANSWER_NOTE +
       QUOTA_NOTE +
+      UNSUBSCRIBED_NOTE +
       IDEMPOTENCY_NOTE,
     request: { body: SendMediaRequestSchema },
     responses: { 200: SendMessageResponseSchema },
@@ -531,6 +544,21 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Messages of a contact, newest first',
     request: { query: GetMessagesQuerySchema },
     responses: { 200: MessagesResponseSchema },
+  }),
+  defineOperation({
+    method: 'get',
+    ...MESSAGE_OPERATION,
+    path: '/api/svc/getMedia',
+    operationId: 'getMedia',
+    summary: 'The file a contact sent (image, audio, video, document or sticker)',
+    description:
+      'The bytes of an inbound message’s file, with its content type, as `message_received` ' +
+      '(`data.media.url`) and getMessages (`media.url`) point to it; `media_id` is the ' +
+      'message’s id. 404 for an id of another organization, a message without a file, or a file ' +
+      'not (or no longer) kept: `media.status` tells which (pending, too_large, failed, expired).',
+    request: { query: GetMediaQuerySchema },
+    binaryResponse: true,
+    responses: { 200: z.string() },
   }),
   defineOperation({
     method: 'get',

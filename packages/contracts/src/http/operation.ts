@@ -30,6 +30,8 @@ export interface Operation {
    * it); the gateway streams such forms through rather than reading them whole.
    */
   fileField?: string;
+  /** The 200 answer is a file's bytes with the file's own content type, not JSON. */
+  binaryResponse?: boolean;
   /** Success responses by HTTP status; error responses are added to every operation. */
   responses: { [status: number]: z.ZodType };
 }

@@ -46,6 +46,14 @@ describe('buildOpenApiDocument', () => {
     expect(result).toMatchObject({ valid: true, version: '3.1' });
   });
 
+  test('when getMedia is described, then its success is a file of any content type, not JSON', () => {
+    const getMedia = document.paths['/api/svc/getMedia']?.get as {
+      responses: Record<string, { content: Record<string, unknown> }>;
+    };
+    expect(Object.keys(getMedia.responses['200']!.content)).toEqual(['*/*']);
+    expect(Object.keys(getMedia.responses['4XX']!.content)).toEqual(['application/json']);
+  });
+
   test('when it is serialized, then JSON round-trips it unchanged', () => {
     expect(JSON.parse(JSON.stringify(document))).toEqual(document);
   });
@@ -131,8 +139,9 @@ describe('gateway operations', () => {
     ]);
   });
 
-  test('when the owners of the API operations are listed, then the 28 of the published API besides me are routed, with the 5 further campaign operations, the 2 AI bot settings, 4 flow operations and updateContactBots', () => {
-    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1 + 1);
+  test('when the owners of the API operations are listed, then the 28 of the published API besides me are routed, with the 5 further campaign operations, the 2 AI bot settings, 4 flow operations and updateContactBots, markMessageRead and getMedia', () => {
+    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1 + 1 + 1);
+    expect(API_OPERATION_OWNERS.getMedia).toBe('messaging');
     expect(API_OPERATION_OWNERS.updateContactBots).toBe('campaigns');
     expect(API_OPERATION_OWNERS).not.toHaveProperty('me');
     expect(new Set(Object.values(API_OPERATION_OWNERS))).toEqual(

@@ -36,6 +36,13 @@ export async function sendApiCampaign(
   );
   if ('missing' in fromData) throw missingVariables(fromData.missing);
   const contact = await deps.clients.resolve(organization, request.phone);
+  if (contact.subscription === 'unsubscribed') {
+    // A campaign is marketing: a contact who opted out is skipped, nothing is sent or counted.
+    throw new AppError(
+      'contact_unsubscribed',
+      'phone: the contact has unsubscribed; campaign messages are not sent to them',
+    );
+  }
   const filled = fillVariables(sources, needsContact ? contact : null, request.data);
   if ('missing' in filled) throw missingVariables(filled.missing);
 

@@ -36,7 +36,15 @@ const FORWARDED_HEADERS = [
   'user-agent',
   'x-hub-signature-256',
 ];
-const RETURNED_HEADERS = ['content-type', 'retry-after', 'idempotent-replayed'];
+const RETURNED_HEADERS = [
+  'content-type',
+  'retry-after',
+  'idempotent-replayed',
+  // A file served by getMedia: offered as a download unless an image, audio or video.
+  'content-disposition',
+  'x-content-type-options',
+  'cache-control',
+];
 
 /** A client's request as the proxy forwards it, from express or from the gateway's fast path. */
 export interface ProxiedRequest {

@@ -9,7 +9,7 @@ import {
   outboxSource,
   isDuplicateKeyError,
 } from '@switchboard/service-kit';
-import type { BrokerEvent, StoredMessageStatus } from '@switchboard/contracts';
+import type { BrokerEvent, MediaDescriptor, StoredMessageStatus } from '@switchboard/contracts';
 import { op } from './mongo-helpers';
 import { createWriteBatcher } from './write-batcher';
 
@@ -54,6 +54,8 @@ export interface StoredMessage extends OutboxFields {
   lease_until: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** The file of an inbound image, audio, video, document or sticker, as getMessages shows it. */
+  media?: MediaDescriptor;
 }
 
 export const pendingWamid = (id: number) => `pending:${id}`;
@@ -84,6 +86,7 @@ const messageSchema = new Schema<StoredMessage>(
     lease_until: { type: Date, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    media: { type: Schema.Types.Mixed, default: undefined },
     ...outboxSchemaFields,
   },
   { collection: 'messages', versionKey: false, minimize: false },
@@ -503,6 +506,35 @@ export function createMessageStore(db: Connection) {
         matched += result.matchedCount;
       }
       return matched;
+    },
+
+    /**
+     * An inbound file was fetched (or could not be): the message shows what became of it, and
+     * its `message_received`, held until now so that it can say where the file is, is written.
+     */
+    async recordMedia(id: number, media: MediaDescriptor, events: BrokerEvent[], now: Date) {
+      const outbox = addToOutbox(events);
+      await Messages.updateOne(
+        { _id: String(id) },
+        { $set: { media, updated_at: now, ...outbox.set }, $addToSet: outbox.addToSet },
+      );
+    },
+
+    /** The retention job removed an inbound file: the message says so and links nowhere. */
+    async expireMedia(id: number, now: Date): Promise<void> {
+      await Messages.updateOne(
+        { _id: String(id) },
+        { $set: { 'media.status': 'expired', 'media.url': null, updated_at: now } },
+      );
+    },
+
+    /** When the contact last wrote (its newest inbound message), or null if never. */
+    async lastInboundAt(company_id: number, contact_id: number): Promise<Date | null> {
+      const message = await Messages.findOne({ company_id, contact_id, direction: 'inbound' })
+        .sort({ id: -1 })
+        .lean<StoredMessage>()
+        .exec();
+      return message ? message.created_at : null;
     },
 
     /** A contact's messages, newest first, older than `before_id` when given. */

@@ -119,12 +119,13 @@ export const messageStatusUpdated = (
   );
 
 /**
- * `message_received`; a button or list reply's id and an echo of the business's own number ride
+ * `message_received`; a file's descriptor rides in `data.media` beside the text (see the contract);
+ * a button or list reply's id and an echo of the business's own number ride
  * on the envelope outside `data`, which stays as the published payloads list it.
  */
 export const messageReceived = (
   ids: EventIds,
-  message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type'>,
+  message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type' | 'media'>,
   contactName: string,
   now: Date,
   extras: { reply_id?: string; echo?: true } = {},
@@ -141,6 +142,7 @@ export const messageReceived = (
       message: message.message,
       message_type: message.type,
       company_id: message.company_id,
+      ...(message.media ? { media: message.media } : {}),
     },
     now,
     ids(message, 'message_received'),

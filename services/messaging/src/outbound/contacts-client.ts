@@ -21,12 +21,15 @@ export interface ContactRef {
   id: number;
   name: string;
   phone: string;
+  /** As contacts said when asked (sends check it); unknown for a contact a producer named. */
+  subscription?: Contact['subscription'];
 }
 
 const toRef = (contact: Contact): ContactRef => ({
   id: contact.id,
   name: contact.name,
   phone: contact.phone,
+  subscription: contact.subscription,
 });
 
 /**

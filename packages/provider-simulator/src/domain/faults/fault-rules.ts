@@ -7,6 +7,8 @@ export type StatusStep = (typeof STATUS_STEPS)[number];
  * `POST /sim/faults` body. One rule of one of three kinds, told apart by its fields:
  * - a throughput limit (`throughput_per_second`, optionally for one `phone_number_id`);
  * - a template review decision (`template_decision`, optionally for names containing `template_name`);
+ * - a media fault (`media: "lookup"` for `GET /{media-id}`, `"download"` for the download URL,
+ *   optionally for one `media_id`), with `http_status`, `latency_ms` or `drop_connection`;
  * - otherwise a send rule, matching sends by `phone_number_id`, `to` and `type`, for `count` sends
  *   (unlimited when absent), with any of: a synchronous error (`error_code`, `http_status`, `body`,
  *   `drop_connection`), `latency_ms`, or an asynchronous outcome (`async_error_code`, `statuses`,
@@ -34,6 +36,8 @@ export const FaultRuleInputSchema = z
     template_name: z.string().min(1).optional(),
     waba_id: z.string().min(1).optional(),
     rejection_reason: z.string().min(1).optional(),
+    media: z.enum(['lookup', 'download']).optional(),
+    media_id: z.string().min(1).optional(),
   })
   .superRefine((rule, ctx) => {
     const throughput = rule.throughput_per_second !== undefined;
@@ -49,6 +53,16 @@ export const FaultRuleInputSchema = z
       rule.duplicate_statuses,
       rule.reorder_statuses,
     ].some((value) => value !== undefined);
+    const media = rule.media !== undefined;
+    if (media) {
+      if (![rule.http_status, rule.latency_ms, rule.drop_connection].some((v) => v !== undefined)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'a media fault needs http_status, latency_ms or drop_connection',
+        });
+      }
+      return;
+    }
     const kinds = [throughput, review, sendEffects].filter(Boolean).length;
     if (kinds !== 1) {
       ctx.addIssue({
@@ -71,17 +85,19 @@ export type FaultRuleInput = z.infer<typeof FaultRuleInputSchema>;
 
 export interface FaultRule extends FaultRuleInput {
   id: number;
-  kind: 'send' | 'throughput' | 'template_review';
+  kind: 'send' | 'throughput' | 'template_review' | 'media';
   applied: number;
 }
 
 export function classifyFaultRule(input: FaultRuleInput, id: number): FaultRule {
   const kind =
-    input.throughput_per_second !== undefined
-      ? 'throughput'
-      : input.template_decision !== undefined
-        ? 'template_review'
-        : 'send';
+    input.media !== undefined
+      ? 'media'
+      : input.throughput_per_second !== undefined
+        ? 'throughput'
+        : input.template_decision !== undefined
+          ? 'template_review'
+          : 'send';
   return { ...input, id, kind, applied: 0 };
 }
 
@@ -99,6 +115,18 @@ export function matchesSend(rule: FaultRule, send: SendFacts): boolean {
     (rule.phone_number_id === undefined || rule.phone_number_id === send.phone_number_id) &&
     (rule.to === undefined || digits(rule.to) === send.wa_id) &&
     (rule.type === undefined || rule.type === send.type)
+  );
+}
+
+export function matchesMedia(
+  rule: FaultRule,
+  stage: 'lookup' | 'download',
+  mediaId: string,
+): boolean {
+  return (
+    rule.kind === 'media' &&
+    rule.media === stage &&
+    (rule.media_id === undefined || rule.media_id === mediaId)
   );
 }
 

@@ -13,7 +13,7 @@ export interface InboundBuildContext {
   /** The business's last message to this user: the default `context.id` of replies and reactions. */
   lastOutgoingWamid: string | undefined;
   nowMs: number;
-  storeMedia(mimeType: string, filename?: string): StoredMediaRef;
+  storeMedia(mimeType: string, filename?: string, data?: Buffer): StoredMediaRef;
 }
 
 const DEFAULT_MIME: Record<string, string> = {
@@ -61,9 +61,24 @@ function buildMedia(
   ctx: InboundBuildContext,
 ): Record<string, unknown> {
   const given = (input[type as 'image'] ?? {}) as Record<string, unknown>;
-  const { caption, mime_type: mimeType, filename, voice, animated, ...rest } = given;
+  const {
+    caption,
+    mime_type: mimeType,
+    filename,
+    voice,
+    animated,
+    data_base64: dataBase64,
+    size_bytes: sizeBytes,
+    ...rest
+  } = given;
   const mime = typeof mimeType === 'string' ? mimeType : DEFAULT_MIME[type]!;
-  const stored = ctx.storeMedia(mime, typeof filename === 'string' ? filename : undefined);
+  const data =
+    typeof dataBase64 === 'string'
+      ? Buffer.from(dataBase64, 'base64')
+      : typeof sizeBytes === 'number'
+        ? Buffer.alloc(sizeBytes, 0x5a)
+        : undefined;
+  const stored = ctx.storeMedia(mime, typeof filename === 'string' ? filename : undefined, data);
   return {
     ...(caption !== undefined && { caption }),
     ...(type === 'document' && { filename: filename ?? 'document.pdf' }),

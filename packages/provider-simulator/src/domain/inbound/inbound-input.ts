@@ -24,6 +24,15 @@ const media = z
     filename: z.string().optional(),
     voice: z.boolean().optional(),
     animated: z.boolean().optional(),
+    /** The file's bytes, base64; simulated bytes when absent. Never put in the webhook. */
+    data_base64: z.string().optional(),
+    /** Simulated bytes of this length (for size limits), when `data_base64` is absent. */
+    size_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(110 * 1024 * 1024)
+      .optional(),
   })
   .loose();
 const coordinate = z.union([z.number(), z.string()]);

@@ -31,11 +31,11 @@ export async function injectInbound(
     businessWaId: channel.business_wa_id,
     lastOutgoingWamid: ctx.state.lastOutgoingWamid.get(pairKey(phoneNumberId, waId)),
     nowMs: now,
-    storeMedia: (mimeType, filename) => {
+    storeMedia: (mimeType, filename, data) => {
       const record = storeMedia(ctx.state, {
         phoneNumberId,
         mimeType,
-        data: Buffer.from(`simulated ${mimeType} sent by ${waId} at ${now}\n`),
+        data: data ?? Buffer.from(`simulated ${mimeType} sent by ${waId} at ${now}\n`),
         ...(filename !== undefined && { filename }),
         now,
       });

@@ -8,6 +8,7 @@ import {
   SUPPORTED_MIME_TYPES,
 } from '../../domain/media/media-rules';
 import { checkDownloadUrl, mediaDownloadUrl, storeMedia } from '../../domain/media/store-media';
+import { applyMediaFault } from '../../domain/media/media-faults';
 import type { SimulatorContext } from '../../simulator-context';
 import type { MediaRecord } from '../../state/records';
 import { baseUrlOf, channelFor, requireChannel } from './authorize';
@@ -107,7 +108,7 @@ export function describeMedia(
 
 /** The download URL itself: the bytes, with the bearer token; 404 once expired or unknown. */
 export function downloadMediaRoute(ctx: SimulatorContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const id = checkDownloadUrl(
       req.query as Record<string, unknown>,
       ctx.state.mediaUrlSecret,
@@ -118,6 +119,7 @@ export function downloadMediaRoute(ctx: SimulatorContext): RequestHandler {
       res.status(404).type('text/plain').send('Not Found');
       return;
     }
+    if (await applyMediaFault(ctx, 'download', record.id, req, res)) return;
     res.status(200).type(record.mime_type).send(record.data);
   };
 }

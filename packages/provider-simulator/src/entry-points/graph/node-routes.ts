@@ -8,6 +8,7 @@ import { validateTemplateCreation } from '../../domain/templates/validate-templa
 import type { SimulatorContext } from '../../simulator-context';
 import type { TemplateRecord } from '../../state/records';
 import { channelFor, wabaFor } from './authorize';
+import { applyMediaFault } from '../../domain/media/media-faults';
 import { describeMedia, mediaFor } from './media-routes';
 
 const fieldsOf = (value: unknown): string | undefined =>
@@ -20,7 +21,7 @@ function templateFor(ctx: SimulatorContext, token: string, id: string): Template
 
 /** `GET /{id}`: a phone number, a WABA, a media object or a template, whichever the id names. */
 export function getNodeRoute(ctx: SimulatorContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const id = String(req.params.id);
     const token: string = res.locals.token;
     const fields = fieldsOf(req.query.fields);
@@ -36,6 +37,7 @@ export function getNodeRoute(ctx: SimulatorContext): RequestHandler {
     }
     const media = mediaFor(ctx, token, id, req.query.phone_number_id);
     if (media) {
+      if (await applyMediaFault(ctx, 'lookup', media.id, req, res)) return;
       res.json(describeMedia(ctx, req, media));
       return;
     }

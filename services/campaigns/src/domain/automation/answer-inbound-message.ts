@@ -19,6 +19,8 @@ export interface AutomationDeps {
   clients: Pick<ServiceClients, 'contactById' | 'holdMessage'>;
   /** The answer order, first to last (see `answerOrder`). */
   responders: readonly Responder[];
+  /** Opt-out and opt-in words: asked first, and answered even when bots are off. */
+  optOut?: Responder;
   publishCommand(command: unknown, messageId: string): Promise<void>;
   logger: Logger;
   maxAnswersPerMinute: number;
@@ -103,10 +105,6 @@ export async function answerInboundMessage(
     deps.organizations.find(data.company_id),
     deps.clients.contactById(data.company_id, data.contact_id),
   ]);
-  if (state.bots_off) {
-    log.debug('automated answer skipped: bots are off for the contact');
-    return 'bots_off';
-  }
   if (!organization || !contact) {
     log.warn(
       { organization: !!organization },
@@ -127,7 +125,12 @@ export async function answerInboundMessage(
     first_message: state.first_message_id === data.message_id,
     received_at: new Date(event.timestamp),
   };
-  const answer = await firstAnswer(deps.responders, turn);
+  const optOut = deps.optOut ? await deps.optOut(turn) : null;
+  if (!optOut && state.bots_off) {
+    log.debug('automated answer skipped: bots are off for the contact');
+    return 'bots_off';
+  }
+  const answer = optOut ?? (await firstAnswer(deps.responders, turn));
   if (!answer) return 'no_answer';
 
   const claim = await deps.states.claimAnswer(

@@ -31,5 +31,6 @@ export function presentMessage(message: StoredMessage): MessageView {
     campaign_id: message.campaign_id ?? null,
     created_at: new Date(message.created_at).toISOString(),
     status_times: statusTimesOf(message),
+    ...(message.media ? { media: message.media } : {}),
   };
 }

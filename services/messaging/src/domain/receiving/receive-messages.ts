@@ -1,6 +1,13 @@
-import { normalizePhone, type ProviderEventMessage } from '@switchboard/contracts';
+import {
+  INBOUND_MEDIA_TYPES,
+  normalizePhone,
+  type InboundMediaType,
+  type MediaDescriptor,
+  type ProviderEventMessage,
+} from '@switchboard/contracts';
 import type { EventRelay, Logger } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
+import type { InboundMediaStore, NewInboundMedia } from '../../data-access/inbound-media-store';
 import type { MessageStore, StoredMessage } from '../../data-access/message-store';
 import type { ContactsClient } from '../../outbound/contacts-client';
 import { messageReceived, type EventIds } from '../message-events';
@@ -14,6 +21,8 @@ export interface ReceivingDeps {
   relay: EventRelay;
   eventIds: EventIds;
   logger: Logger;
+  /** Files contacts send are queued here and fetched apart from receipt (`kick` starts it). */
+  inboundMedia?: { store: InboundMediaStore; kick(): void };
 }
 
 type Loose = Record<string, unknown>;
@@ -32,6 +41,27 @@ function profileNames(value: Loose): Map<string, string> {
     }
   }
   return names;
+}
+
+const isMediaType = (type: string): type is InboundMediaType =>
+  (INBOUND_MEDIA_TYPES as readonly string[]).includes(type);
+
+/** The file an inbound message carries, as the provider describes it (id, mime type, sha256). */
+function mediaOf(
+  raw: Loose,
+  type: string,
+): Omit<NewInboundMedia, 'id' | 'company_id' | 'contact_id' | 'contact_name' | 'echo'> | null {
+  if (!isMediaType(type)) return null;
+  const body = (raw[type] ?? {}) as Loose;
+  if (typeof body.id !== 'string' || body.id === '') return null;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return {
+    type,
+    provider_media_id: body.id.slice(0, 200),
+    mime_type: text(body.mime_type)?.slice(0, 200) ?? 'application/octet-stream',
+    filename: type === 'document' ? (text(body.filename)?.slice(0, 240) ?? null) : null,
+    sha256: text(body.sha256)?.slice(0, 128) ?? null,
+  };
 }
 
 function providerTime(timestamp: unknown, fallback: Date): Date {
@@ -95,6 +125,10 @@ async function receiveOne(
   });
   const { type, text } = describeInbound(raw);
   const id = await deps.nextMessageId();
+  const file = deps.inboundMedia ? mediaOf(raw, type) : null;
+  const pendingMedia: MediaDescriptor | undefined = file
+    ? { ...file, size: null, url: null, status: 'pending' }
+    : undefined;
   const message: StoredMessage = {
     _id: String(id),
     id,
@@ -120,13 +154,22 @@ async function receiveOne(
     updated_at: now,
     pending_events: {},
     pending_ids: [],
+    ...(pendingMedia ? { media: pendingMedia } : {}),
   };
   const replyId = replyIdOf(raw);
   const event = messageReceived(deps.eventIds, message, contact.name, now, {
     ...(replyId ? { reply_id: replyId } : {}),
     ...(echo ? { echo: true as const } : {}),
   });
-  const stored = await deps.messages.insert(message, [event]);
+  if (file && deps.inboundMedia) {
+    // Queued before the message exists (keyed by its id), so a stored message always has its
+    // fetch; `message_received` waits for the file, so that it can say where the file is kept.
+    await deps.inboundMedia.store.add(
+      { ...file, id, company_id, contact_id: contact.id, contact_name: contact.name, echo },
+      now,
+    );
+  }
+  const stored = await deps.messages.insert(message, file ? [] : [event]);
   if (stored === 'duplicate') {
     // Stored before (its key not written yet, or a concurrent delivery): the unique wamid says so.
     const first = await deps.messages.findByWamid(wamid);
@@ -134,7 +177,8 @@ async function receiveOne(
     return;
   }
   await deps.conversations.record(message, contact.name, now);
-  deps.relay.relaySoon(deps.messages.outbox, message._id);
+  if (file) deps.inboundMedia?.kick();
+  else deps.relay.relaySoon(deps.messages.outbox, message._id);
 }
 
 /** A message stored before: only make sure its conversation and events are done. */

@@ -36,6 +36,7 @@ import {
 import type { ProviderFailure } from './classify-provider-error';
 import { resolveReferences } from './resolve-references';
 import { deliverToProvider, type Pacing, type RetryPolicy } from './deliver-to-provider';
+import { refuseUnsubscribed } from './refuse-unsubscribed';
 
 export interface SendingDeps {
   nextMessageId(): Promise<number>;
@@ -316,6 +317,11 @@ export function createSender(deps: SendingDeps) {
     let contact: ContactRef;
     try {
       contact = await recipientOf(request);
+      // A direct send (not a producer's command: campaigns and automated answers decide that).
+      if (request.idempotency?.scope !== 'command') {
+        const planned = 'content' in request ? request.content : request.contentFor('0');
+        await refuseUnsubscribed(deps, company_id, contact, planned, now);
+      }
       if ('upload' in request) {
         const uploaded = await deps.cloudApi.forChannel(channel).uploadMedia(request.upload);
         if (!uploaded.ok) {
