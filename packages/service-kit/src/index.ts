@@ -18,6 +18,7 @@ export {
   type RemoteGuardOptions,
 } from './remote-guard';
 export * from './outbox';
+export * from './leases';
 export * from './periodic-job';
 export * from './reseal-job';
 export * from './secret-box';
