@@ -22,6 +22,7 @@ export * from './leases';
 export * from './periodic-job';
 export * from './reseal-job';
 export * from './secret-box';
+export * from './shard-keys';
 export * from './url-policy';
 export * from './service-runtime';
 export * from './telemetry';
