@@ -235,6 +235,11 @@ export function createMessageStore(db: Connection) {
     if (await byId(key.message_id)) return 'duplicate';
     const age = claimed_at.getTime() - (key.claimed_at?.getTime() ?? 0);
     if (age < WAMID_CLAIM_TAKEOVER_MS) {
+      // A concurrent delivery stores its message right after its claim: give it a moment.
+      for (let wait = 0; wait < 5; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (await byId(key.message_id)) return 'duplicate';
+      }
       throw new Error(`wamid ${message.wamid} is being stored by another delivery; retried later`);
     }
     const taken = await WamidKeys.updateOne(
