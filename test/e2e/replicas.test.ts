@@ -220,6 +220,17 @@ test('when one replica of every service is killed mid-campaign, then nothing is 
   expect(created.status).toBe(201);
   const { campaign } = CampaignResponseSchema.parse(created.body);
 
+  // Started by the scheduler of one replica; its audience is fixed then, before any flow's
+  // customer becomes a contact.
+  await until(
+    async () => {
+      const answer = await api(org.token, `getCampaign?id=${campaign.id}`);
+      const current = CampaignResponseSchema.parse(answer.body).campaign as CampaignView;
+      return current.status === 'started' ? true : undefined;
+    },
+    'the scheduled campaign to start',
+    60_000,
+  );
   const flowPhones = ['393519990001', '393519990002'];
   await customerWrites(org, flowPhones[0]!, 'Order!');
 
