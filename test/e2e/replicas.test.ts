@@ -269,7 +269,8 @@ test('when one replica of every service is killed mid-campaign, then nothing is 
     for (const job of jobs) {
       const ranBefore = before[service]![survivor]![job] ?? 0;
       await until(
-        async () => (((await jobRuns(service))[survivor]![job] ?? 0) > ranBefore ? true : undefined),
+        async () =>
+          ((await jobRuns(service))[survivor]![job] ?? 0) > ranBefore ? true : undefined,
         `${service} ${job} taken over`,
         LEASE_TAKEOVER_BOUND_MS + 4 * JOB_EVERY_MS + 30_000,
       );

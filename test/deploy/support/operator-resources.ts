@@ -1,4 +1,4 @@
-import Ajv, { type JSONSchemaType } from 'ajv';
+import Ajv from 'ajv';
 
 /**
  * The operators' custom resources as k8s/ uses them, checked offline. Their CRDs are not
@@ -84,7 +84,10 @@ const mongoDbCommunity = {
               additionalProperties: false,
               required: ['modes'],
               properties: {
-                modes: { type: 'array', items: { enum: ['SCRAM', 'SCRAM-SHA-1', 'SCRAM-SHA-256', 'X509'] } },
+                modes: {
+                  type: 'array',
+                  items: { enum: ['SCRAM', 'SCRAM-SHA-1', 'SCRAM-SHA-256', 'X509'] },
+                },
               },
             },
           },
@@ -132,10 +135,8 @@ const mongoDbCommunity = {
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = {
-  'rabbitmq.com/v1beta1/RabbitmqCluster': ajv.compile(rabbitmqCluster as JSONSchemaType<unknown>),
-  'mongodbcommunity.mongodb.com/v1/MongoDBCommunity': ajv.compile(
-    mongoDbCommunity as JSONSchemaType<unknown>,
-  ),
+  'rabbitmq.com/v1beta1/RabbitmqCluster': ajv.compile(rabbitmqCluster),
+  'mongodbcommunity.mongodb.com/v1/MongoDBCommunity': ajv.compile(mongoDbCommunity),
 };
 
 /** A model class per operator kind, shaped like kubernetes-models' (construct, then validate). */

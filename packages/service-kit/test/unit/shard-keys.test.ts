@@ -7,7 +7,11 @@ describe('shardKeyViolations', () => {
     expect(
       shardKeyViolations(key, [
         { name: '_id_', key: { _id: 1 } },
-        { name: 'company_id_1__id_1_wamid_1', key: { company_id: 1, _id: 1, wamid: 1 }, unique: true },
+        {
+          name: 'company_id_1__id_1_wamid_1',
+          key: { company_id: 1, _id: 1, wamid: 1 },
+          unique: true,
+        },
         { name: 'wamid_1', key: { wamid: 1 } },
       ]),
     ).toEqual([]);
