@@ -79,6 +79,8 @@ export function createLeases(options: {
   /** Per wanted name: until when this process may count on it (0 when not held). */
   const heldUntil = new Map<string, number>();
   const attempts = new Map<string, Promise<boolean>>();
+  /** Names whose lease document exists: a missed update needs no insert to find out. */
+  const stored = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
@@ -94,6 +96,8 @@ export function createLeases(options: {
     );
     if (renewed.matchedCount === 1) {
       taken = true;
+    } else if (stored.has(name)) {
+      taken = false;
     } else {
       try {
         await collection.insertOne({
@@ -109,6 +113,7 @@ export function createLeases(options: {
         taken = false;
       }
     }
+    stored.add(name);
     if (stopped) return false;
     // Counted from before the write: the holder's view of its lease ends before anyone else's.
     heldUntil.set(name, taken ? startedAt + timing.ttlMs - timing.marginMs : 0);
