@@ -22,6 +22,8 @@ export interface LaunchOptions {
   readyTimeoutMs?: number;
   /** Restart a process that exits unasked (`npm start`); off by default. */
   supervise?: boolean | RestartPolicyOptions;
+  /** The processes to start (default: all), e.g. a second replica of the services without the simulator. */
+  only?: ServiceProcessName[];
 }
 
 export interface LaunchedSystem {

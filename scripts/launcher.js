@@ -103,6 +103,8 @@ const LEVEL = { info: 30, warn: 40, error: 50, fatal: 60 };
  * @param {boolean | object} [options.supervise]  restart a process that exits unasked (`npm start`);
  *   an object sets the restart policy (see restart-policy.js). Off by default: tests kill and start
  *   processes themselves.
+ * @param {string[]} [options.only]  the processes to start (default: all); a second replica of the
+ *   services beside a first system leaves the provider simulator out.
  */
 async function launchSystem({
   env,
@@ -110,6 +112,7 @@ async function launchSystem({
   onLine = () => {},
   readyTimeoutMs = 60_000,
   supervise = false,
+  only = SERVICES,
 }) {
   const host = env.HOST || '127.0.0.1';
   const ports = portsFrom(basePort);
@@ -247,7 +250,7 @@ async function launchSystem({
   }
 
   try {
-    for (const name of SERVICES) await startOne(name);
+    for (const name of SERVICES.filter((service) => only.includes(service))) await startOne(name);
   } catch (error) {
     await stop();
     throw error;

@@ -53,6 +53,37 @@ describe('k8s/', () => {
       for (const object of objects) validateObject(object);
   });
 
+  test('when prod is rendered, then RabbitMQ is a RabbitmqCluster of three nodes and MongoDB a MongoDBCommunity replica set of three members, and the documented connection URLs name them with majority writes and retries', () => {
+    const rabbit = find(renders.prod!, 'RabbitmqCluster', 'switchboard-rabbitmq');
+    const mongo = find(renders.prod!, 'MongoDBCommunity', 'switchboard-mongodb');
+    expect(rabbit?.spec.replicas).toBeGreaterThanOrEqual(3);
+    // pause_minority: a node cut off from the majority stops instead of diverging.
+    expect(rabbit?.spec.rabbitmq.additionalConfig).toMatch(
+      /cluster_partition_handling = pause_minority/,
+    );
+    expect(mongo?.spec).toMatchObject({ type: 'ReplicaSet' });
+    expect(mongo?.spec.members).toBeGreaterThanOrEqual(3);
+    expect(mongo?.metadata.namespace).toBe('switchboard');
+    // Neither operator resource reaches dev, which runs its own single MongoDB and RabbitMQ.
+    expect(renders.dev!.some((object) => /Rabbitmq|MongoDB/.test(object.kind))).toBe(false);
+
+    const secret = readSecretExample()[0]!.stringData as Record<string, string>;
+    // A seed list of several hosts, which WHATWG URL does not parse: split by hand.
+    const [, user, hosts, query] = /^mongodb:\/\/([^:]+):[^@]+@([^/]+)\/\?(.*)$/.exec(
+      secret.MONGODB_URL!,
+    )!;
+    expect(hosts!.split(',')).toHaveLength(mongo!.spec.members);
+    expect(hosts).toContain(`${mongo!.metadata.name}-0.${mongo!.metadata.name}-svc`);
+    expect(Object.fromEntries(new URLSearchParams(query))).toMatchObject({
+      replicaSet: mongo!.metadata.name,
+      w: 'majority',
+      retryWrites: 'true',
+      retryReads: 'true',
+    });
+    expect(mongo!.spec.users.map((entry: { name: string }) => entry.name)).toContain(user);
+    expect(new URL(secret.AMQP_URL!).hostname).toBe(`${rabbit!.metadata.name}.switchboard.svc`);
+  });
+
   test('when prod is rendered, then it carries no Secret (credentials live outside the repository) and no simulator', () => {
     expect(renders.prod!.filter((object) => object.kind === 'Secret')).toEqual([]);
     expect(find(renders.prod!, 'Deployment', SIMULATOR)).toBeUndefined();

@@ -18,9 +18,11 @@ export {
   type RemoteGuardOptions,
 } from './remote-guard';
 export * from './outbox';
+export * from './leases';
 export * from './periodic-job';
 export * from './reseal-job';
 export * from './secret-box';
+export * from './shard-keys';
 export * from './url-policy';
 export * from './service-runtime';
 export * from './telemetry';

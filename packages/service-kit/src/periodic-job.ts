@@ -1,4 +1,7 @@
+import { Counter } from 'prom-client';
+import type { Leases } from './leases';
 import type { Logger } from './logger';
+import { currentServiceMetrics } from './metrics';
 
 export interface PeriodicJobOptions {
   /** Names the job in log lines. */
@@ -8,6 +11,11 @@ export interface PeriodicJobOptions {
   firstAfterMs?: number;
   logger: Logger;
   run: () => Promise<void>;
+  /**
+   * With several replicas: the job runs only on the replica holding the lease named after it
+   * (see leases.ts). Without, every process runs it (a job whose runs are harmless to repeat).
+   */
+  leases?: Leases;
 }
 
 export interface PeriodicJob {
@@ -26,10 +34,16 @@ export function startPeriodicJob(options: PeriodicJobOptions): PeriodicJob {
   let running: Promise<void> | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const countRun = jobRunCounter(options.name);
+
+  async function runIfHeld(): Promise<void> {
+    if (options.leases && !(await options.leases.hold(options.name))) return;
+    countRun();
+    await options.run();
+  }
 
   function runNow(): Promise<void> {
-    running ??= options
-      .run()
+    running ??= runIfHeld()
       .catch((error: unknown) =>
         options.logger.warn({ err: error, job: options.name }, 'job failed'),
       )
@@ -56,4 +70,24 @@ export function startPeriodicJob(options: PeriodicJobOptions): PeriodicJob {
       await running;
     },
   };
+}
+
+const JOB_RUNS = 'switchboard_periodic_job_runs_total';
+
+/**
+ * Counts the runs of a leased or periodic piece of work in the metrics of the service it runs
+ * under: across replicas, a job's runs come from the lease holder alone.
+ */
+export function jobRunCounter(job: string): () => void {
+  const registry = currentServiceMetrics()?.registry;
+  if (!registry) return () => undefined;
+  const counter =
+    (registry.getSingleMetric(JOB_RUNS) as Counter<'job'> | undefined) ??
+    new Counter({
+      name: JOB_RUNS,
+      help: 'Runs of periodic work by job (with several replicas, only on the lease holder)',
+      labelNames: ['job'] as const,
+      registers: [registry],
+    });
+  return () => counter.inc({ job });
 }

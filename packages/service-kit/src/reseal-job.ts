@@ -1,4 +1,5 @@
 import type { Collection, Connection } from 'mongoose';
+import type { Leases } from './leases';
 import type { Logger } from './logger';
 import type { SecretBox } from './secret-box';
 import { startPeriodicJob, type PeriodicJob } from './periodic-job';
@@ -28,11 +29,14 @@ export function startResealJob(options: {
   everyMs: number;
   logger: Logger;
   reseal: () => Promise<ResealOutcome>;
+  /** One replica re-seals at a time (the writes are conditional, so a second would only repeat reads). */
+  leases?: Leases;
 }): PeriodicJob {
   return startPeriodicJob({
     name: `reseal-${options.what}`,
     everyMs: options.everyMs,
     logger: options.logger,
+    leases: options.leases,
     run: async () => reportReseal(options.logger, options.what, await options.reseal()),
   });
 }
@@ -85,10 +89,17 @@ export async function startFieldReseal(options: {
   box: SecretBox;
   everyMs: number;
   logger: Logger;
+  leases?: Leases;
 }): Promise<PeriodicJob> {
   const what = `${options.collection}.${options.field}`;
   const reseal = () =>
     resealField(options.db.collection(options.collection), options.box, options.field);
   reportReseal(options.logger, what, await reseal());
-  return startResealJob({ what, everyMs: options.everyMs, logger: options.logger, reseal });
+  return startResealJob({
+    what,
+    everyMs: options.everyMs,
+    logger: options.logger,
+    reseal,
+    leases: options.leases,
+  });
 }

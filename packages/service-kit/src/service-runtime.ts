@@ -6,6 +6,7 @@ import type { BaseConfig } from './config';
 import { createHttpApp } from './http/create-http-app';
 import { requireInternalSecret } from './http/internal-auth';
 import { startHttpServer, type PreRoute } from './http/start-http-server';
+import { createLeases, type Leases } from './leases';
 import { createLogger, type Logger } from './logger';
 import { createServiceMetrics, runWithServiceMetrics, type ServiceMetrics } from './metrics';
 import { connectMongo, isMongoReady } from './mongo';
@@ -21,6 +22,8 @@ export interface RuntimeDeps<C extends ServiceConfig> {
   broker: Broker | undefined;
   /** This runtime's Prometheus registry, served at `/metrics`; a service may add its own metrics. */
   metrics: ServiceMetrics;
+  /** This process's leases: periodic work runs on the one replica holding its lease. */
+  leases: Leases;
 }
 
 export interface ServiceParts {
@@ -78,6 +81,7 @@ async function startRuntime<C extends ServiceConfig>(
     commandStats: config.DB_COMMAND_STATS ? metrics.registry : undefined,
   });
 
+  const leases = createLeases({ db, service, logger });
   let broker: Broker | undefined;
   let stopping = false;
   try {
@@ -87,7 +91,7 @@ async function startRuntime<C extends ServiceConfig>(
       broker.onConnect((_channel, connection) => declareTopology(connection, topology, logger));
       metrics.observeBroker(broker);
     }
-    const parts = await options.setup({ config, logger, db, broker, metrics });
+    const parts = await options.setup({ config, logger, db, broker, metrics, leases });
     if (broker) await broker.start();
 
     const app = createHttpApp({
@@ -124,6 +128,7 @@ async function startRuntime<C extends ServiceConfig>(
       db,
       broker,
       metrics,
+      leases,
       port: http.port,
       url: `http://${config.HOST}:${http.port}`,
       async stop() {
@@ -133,6 +138,8 @@ async function startRuntime<C extends ServiceConfig>(
         await broker?.cancelConsumers();
         await http.close(config.SHUTDOWN_TIMEOUT_MS);
         await parts.onStop?.();
+        // Given up once the work under them has stopped: another replica takes over at once.
+        await leases.stop();
         await broker?.stop();
         db.removeAllListeners('disconnected');
         await db.close();
@@ -141,6 +148,7 @@ async function startRuntime<C extends ServiceConfig>(
       },
     };
   } catch (error) {
+    await leases.stop().catch(() => undefined);
     await broker?.stop().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw error;

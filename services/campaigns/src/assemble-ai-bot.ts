@@ -3,6 +3,7 @@ import type { Connection } from 'mongoose';
 import {
   serviceSecretBox,
   startFieldReseal,
+  type Leases,
   type Logger,
   type UrlPolicy,
 } from '@switchboard/service-kit';
@@ -28,6 +29,7 @@ export async function assembleAiBot(options: {
   db: Connection;
   clients: ServiceClients;
   logger: Logger;
+  leases?: Leases;
 }): Promise<AiBot> {
   const { config, logger } = options;
   const secrets = serviceSecretBox({
@@ -45,6 +47,7 @@ export async function assembleAiBot(options: {
     box: secrets,
     everyMs: config.SECRET_RESEAL_INTERVAL_MS,
     logger,
+    leases: options.leases,
   });
   const urlPolicy: UrlPolicy = {
     allowPrivate: config.ALLOW_PRIVATE_URLS,

@@ -70,7 +70,7 @@ export function startService(
   return startServiceRuntime({
     service: 'campaigns',
     config,
-    async setup({ db, broker, logger, metrics }) {
+    async setup({ db, broker, logger, metrics, leases }) {
       const campaigns = createCampaignStore(db);
       const recipients = createRecipientStore(db);
       const flows = createFlowStore(db);
@@ -93,7 +93,7 @@ export function startService(
         logger,
         sendTimeoutMs: config.SEND_TIMEOUT_MS,
       });
-      const aiBot = await assembleAiBot({ config, db, clients, logger });
+      const aiBot = await assembleAiBot({ config, db, clients, logger, leases });
       const relay = createEventRelay({
         sources: [campaigns.outbox],
         publish: async (event) => {
@@ -103,6 +103,7 @@ export function startService(
         logger,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
         graceMs: config.EVENT_RELAY_GRACE_MS,
+        leases,
       });
       const base = {
         campaigns,
@@ -184,7 +185,7 @@ export function startService(
             );
           }
           relay.start();
-          jobs = startCampaignJobs(deps, config.SCHEDULER_INTERVAL_MS);
+          jobs = startCampaignJobs(deps, config.SCHEDULER_INTERVAL_MS, leases);
         },
         onStop: async () => {
           await jobs?.stop();

@@ -22,7 +22,7 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
   return startServiceRuntime({
     service: 'contacts',
     config,
-    async setup({ db, broker, logger }) {
+    async setup({ db, broker, logger, leases }) {
       const contacts = createContactStore(db);
       const groups = createGroupStore(db);
       await Promise.all([contacts.init(), groups.init()]);
@@ -36,6 +36,7 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
         logger,
         enabled: config.EMIT_RESERVED_EVENTS,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
+        leases,
       });
       const deps: ContactsDeps = {
         contacts,
@@ -59,6 +60,7 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
             name: 'contact-quota-reconcile',
             everyMs: config.QUOTA_RECONCILE_EVERY_MS,
             logger,
+            leases,
             run: async () => {
               await reconcileContactQuotas(
                 { contacts, quotas: deps.quotas, logger },

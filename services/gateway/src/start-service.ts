@@ -27,7 +27,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
     config,
     useBroker: false,
     publicFacing: true,
-    async setup({ db, logger, metrics }) {
+    async setup({ db, logger, metrics, leases }) {
       const store = createOrganizationStore(db);
       await store.init();
       const authenticator = createTokenAuthenticator(store, config.TOKEN_CACHE_TTL_MS);
@@ -55,7 +55,15 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           burst: config.FAILED_AUTH_PER_MINUTE,
         },
       });
-      const users = await startUsers({ config, db, logger, store, authenticator, limits });
+      const users = await startUsers({
+        config,
+        db,
+        logger,
+        store,
+        authenticator,
+        limits,
+        leases,
+      });
       const metricsListener =
         config.METRICS_PORT === undefined
           ? undefined

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { Connection } from 'mongoose';
-import { startPeriodicJob, type Logger } from '@switchboard/service-kit';
+import { startPeriodicJob, type Leases, type Logger } from '@switchboard/service-kit';
 import type { GatewayConfig } from './config';
 import type { OrganizationStore } from './data-access/organization-store';
 import { createSessionStore } from './data-access/session-store';
@@ -27,6 +27,7 @@ export async function startUsers(deps: {
   store: OrganizationStore;
   authenticator: TokenAuthenticator;
   limits: RateLimits;
+  leases?: Leases;
 }) {
   const { config, store, authenticator, limits } = deps;
   const users = createUserStore(deps.db);
@@ -55,6 +56,7 @@ export async function startUsers(deps: {
     name: 'expired-sessions',
     everyMs: 60 * 60_000,
     logger: deps.logger,
+    leases: deps.leases,
     run: async () => {
       await sessions.deleteExpired();
     },

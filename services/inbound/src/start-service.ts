@@ -21,7 +21,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
   return startServiceRuntime({
     service: 'inbound',
     config,
-    async setup({ db, broker, logger }) {
+    async setup({ db, broker, logger, leases }) {
       const store = createInboundEventStore(db);
       await store.init();
       const copies = createChannelCopyStore(
@@ -34,6 +34,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
         everyMs: config.SECRET_RESEAL_INTERVAL_MS,
         logger,
         reseal: () => copies.reseal(),
+        leases,
       });
       const channels = createChannelDirectory({
         messagingUrl: config.MESSAGING_URL,
@@ -59,6 +60,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
             intervalMs: config.RELAY_INTERVAL_MS,
             graceMs: config.RELAY_GRACE_MS,
             retentionDays: config.INBOUND_RETENTION_DAYS,
+            leases,
           });
         },
         onStop: async () => {

@@ -81,7 +81,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
   return startServiceRuntime({
     service: 'messaging',
     config,
-    async setup({ db, broker, logger }) {
+    async setup({ db, broker, logger, leases }) {
       const channels = createChannelStore(
         db,
         serviceSecretBox({ config, purpose: CHANNEL_SECRET_PURPOSE, logger }),
@@ -132,6 +132,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         logger,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
         graceMs: config.EVENT_RELAY_GRACE_MS,
+        leases,
       });
       // Message ids come from blocks this process reserves, not one counter write per message;
       // with several replicas they follow creation order to within a block's age.
@@ -163,6 +164,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         everyMs: config.SECRET_RESEAL_INTERVAL_MS,
         logger,
         reseal: () => channels.reseal(),
+        leases,
       });
       const holdSettler = createHoldSettler(quotas, logger);
       const sender = createSender({
@@ -283,11 +285,13 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           sendRecovery = startSendRecoveryJob(
             { messages, quotas, sender, leaseMs: config.SEND_LEASE_MS, logger },
             config.SEND_RECOVERY_INTERVAL_MS,
+            leases,
           );
           templateSync = startPeriodicJob({
             name: 'template-sync',
             everyMs: config.TEMPLATE_SYNC_INTERVAL_MS,
             logger,
+            leases,
             run: async () => {
               for (const company_id of await channels.companyIds()) {
                 await syncTemplates(templateDeps, company_id).catch((error: unknown) =>

@@ -25,7 +25,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
     service: 'webhooks',
     config,
     topology: schedule.topology(),
-    async setup({ db, broker, logger }) {
+    async setup({ db, broker, logger, leases }) {
       if (!broker) throw new Error('the webhooks service needs the broker');
       const webhooks = createWebhookStore(db, { cacheTtlMs: config.WEBHOOK_CACHE_TTL_MS });
       const deliveries = createDeliveryStore(db);
@@ -44,6 +44,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
         box: secrets,
         everyMs: config.SECRET_RESEAL_INTERVAL_MS,
         logger,
+        leases,
       });
       const http = createWebhookHttpClient({
         logger,
@@ -81,6 +82,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
       const retention = startRetentionCleanup(deliveries, {
         days: config.WEBHOOK_LOG_RETENTION_DAYS,
         logger,
+        leases,
       });
 
       return {

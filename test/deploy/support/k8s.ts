@@ -8,6 +8,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { parse } from 'yaml';
 import { readYamlObjects, renderKustomization, type K8sObject } from './kustomize';
+import { OPERATOR_MODELS } from './operator-resources';
 import { ROOT } from './repo';
 
 export const K8S_DIR = path.join(ROOT, 'k8s');
@@ -35,6 +36,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/Namespace': Namespace,
   'v1/Secret': Secret,
   'v1/Service': Service,
+  ...OPERATOR_MODELS,
 };
 
 /** Throws with the schema's complaint when `object` is not a valid object of its kind. */

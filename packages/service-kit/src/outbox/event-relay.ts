@@ -1,5 +1,7 @@
 import type { BrokerEvent } from '@switchboard/contracts';
+import type { Leases } from '../leases';
 import type { Logger } from '../logger';
+import { jobRunCounter } from '../periodic-job';
 import { runInTraceContext } from '../trace-context';
 import { splitPending, type OutboxSource } from './event-outbox';
 
@@ -13,7 +15,16 @@ export interface EventRelayOptions {
   /** Events younger than this are left to the write that stored them. */
   graceMs: number;
   sweepBatch?: number;
+  /**
+   * With several replicas: only the holder of the `event-relay` lease sweeps, so that two
+   * replicas never publish the same left-behind events at once. Each replica still relays what
+   * its own writes just stored.
+   */
+  leases?: Leases;
 }
+
+/** The lease a service's outbox sweep runs under. */
+export const EVENT_RELAY_LEASE = 'event-relay';
 
 /**
  * The outbox relay (ARCHITECTURE §6): publishes each pending event of a record, then clears it.
@@ -29,6 +40,7 @@ export function createEventRelay(options: EventRelayOptions) {
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopped = false;
+  const countSweep = jobRunCounter(EVENT_RELAY_LEASE);
 
   async function relayRecord(source: OutboxSource, id: string): Promise<void> {
     const published: string[] = [];
@@ -113,9 +125,15 @@ export function createEventRelay(options: EventRelayOptions) {
     }
   }
 
+  async function sweepIfHeld(): Promise<void> {
+    if (options.leases && !(await options.leases.hold(EVENT_RELAY_LEASE))) return;
+    countSweep();
+    await sweep();
+  }
+
   function sweepInBackground(): void {
     if (sweeping || stopped) return;
-    sweeping = sweep()
+    sweeping = sweepIfHeld()
       .catch((error: unknown) => log.warn({ err: error }, 'event sweep failed'))
       .finally(() => {
         sweeping = undefined;

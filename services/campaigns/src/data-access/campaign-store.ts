@@ -205,9 +205,15 @@ export function createCampaignStore(db: Connection) {
     },
 
     /** Started regular campaigns whose messages are not all handed to messaging yet (an API
-     * campaign in use is started too, but has no audience to hand over). */
-    undispatched(limit: number): Promise<StoredCampaign[]> {
-      return Campaigns.find({ status: 'started', type: 'regular', dispatch_done: false })
+     * campaign in use is started too, but has no audience to hand over), untouched since
+     * `before`: a campaign another replica is handing over moves on with every page. */
+    undispatched(before: Date, limit: number): Promise<StoredCampaign[]> {
+      return Campaigns.find({
+        status: 'started',
+        type: 'regular',
+        dispatch_done: false,
+        updated_at: op({ $lt: before }),
+      })
         .limit(limit)
         .lean<StoredCampaign[]>()
         .exec();

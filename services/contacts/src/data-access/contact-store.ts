@@ -1,6 +1,7 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
 import { SUBSCRIPTION_STATUSES, type BrokerEvent, type Subscription } from '@switchboard/contracts';
 import type { PendingEvent as OutboxEvent } from '@switchboard/service-kit';
+import { dropIfUnique } from '@switchboard/service-kit';
 
 /**
  * A reserved event waiting to be published, kept on its contact (the outbox, ARCHITECTURE §6),
@@ -67,7 +68,9 @@ const contactSchema = new Schema<StoredContact>(
   { collection: 'contacts', versionKey: false, minimize: false },
 );
 // One index per query shape (ARCHITECTURE §10: plain indexes only, no partial or text indexes).
-contactSchema.index({ id: 1 }, { unique: true });
+// Not unique: a unique index must start with the shard key (company_id, phone), and ids come
+// from a counter, unique by construction.
+contactSchema.index({ id: 1 });
 contactSchema.index({ company_id: 1, phone: 1 }, { unique: true });
 contactSchema.index({ company_id: 1, id: 1 });
 contactSchema.index({ company_id: 1, group_ids: 1, id: 1 });
@@ -110,6 +113,7 @@ export function createContactStore(db: Connection) {
 
   return {
     async init(): Promise<void> {
+      await dropIfUnique(Contacts.collection, 'id_1');
       await Contacts.init();
     },
 

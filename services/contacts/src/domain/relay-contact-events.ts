@@ -1,4 +1,10 @@
-import { runInTraceContext, splitPending, type Logger } from '@switchboard/service-kit';
+import {
+  jobRunCounter,
+  runInTraceContext,
+  splitPending,
+  type Leases,
+  type Logger,
+} from '@switchboard/service-kit';
 import type { ContactStore, PendingEvent } from '../data-access/contact-store';
 import { contactEvent, pendingInOrder, type ContactEventOutbox } from './contact-events';
 
@@ -11,7 +17,11 @@ export interface ContactEventRelayOptions {
   sweepIntervalMs: number;
   /** Contacts looked at per sweep. */
   sweepBatch?: number;
+  /** With several replicas: only the holder of this relay's lease sweeps. */
+  leases?: Leases;
 }
+
+const SWEEP_LEASE = 'contact-event-relay';
 
 export interface ContactEventRelay extends ContactEventOutbox {
   /** Publishes what writes left pending (broker down, process died), oldest first. */
@@ -33,6 +43,7 @@ export function createContactEventRelay(options: ContactEventRelayOptions): Cont
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopped = false;
+  const countSweep = jobRunCounter(SWEEP_LEASE);
 
   async function relayContact(company_id: number, id: number): Promise<void> {
     const contact = await store.findById(company_id, id);
@@ -65,9 +76,15 @@ export function createContactEventRelay(options: ContactEventRelayOptions): Cont
     await Promise.all(contacts.map((contact) => enqueue(contact.company_id, contact.id)));
   }
 
+  async function sweepIfHeld(): Promise<void> {
+    if (options.leases && !(await options.leases.hold(SWEEP_LEASE))) return;
+    countSweep();
+    await sweep();
+  }
+
   function sweepInBackground(): void {
     if (sweeping || stopped) return;
-    sweeping = sweep()
+    sweeping = sweepIfHeld()
       .catch((error: unknown) => log.warn({ err: error }, 'contact event sweep failed'))
       .finally(() => {
         sweeping = undefined;

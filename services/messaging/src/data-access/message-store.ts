@@ -8,6 +8,7 @@ import {
   outboxSchemaFields,
   outboxSource,
   isDuplicateKeyError,
+  dropIfUnique,
 } from '@switchboard/service-kit';
 import type { BrokerEvent, MediaDescriptor, StoredMessageStatus } from '@switchboard/contracts';
 import { op } from './mongo-helpers';
@@ -58,6 +59,9 @@ export interface StoredMessage extends OutboxFields {
   media?: MediaDescriptor;
 }
 
+/** A wamid claimed this long ago without its message stored was claimed by a delivery that died. */
+const WAMID_CLAIM_TAKEOVER_MS = 60_000;
+
 export const pendingWamid = (id: number) => `pending:${id}`;
 export const hasRealWamid = (message: Pick<StoredMessage, 'wamid'>) =>
   !message.wamid.startsWith('pending:');
@@ -91,8 +95,9 @@ const messageSchema = new Schema<StoredMessage>(
   },
   { collection: 'messages', versionKey: false, minimize: false },
 );
-// Inbound deduplication: a provider message is stored once however often it arrives.
-messageSchema.index({ wamid: 1 }, { unique: true });
+// Not unique: a unique index must start with the shard key (company_id, _id). A provider message
+// is stored once however often it arrives through its `wamid_keys` entry (see `insert`).
+messageSchema.index({ wamid: 1 });
 messageSchema.index({ company_id: 1, contact_id: 1, id: -1 });
 messageSchema.index({ pending_ids: 1 });
 // The recovery job looks for sends left pending (equality on `status`, then the lease).
@@ -103,12 +108,15 @@ interface WamidKey {
   _id: string;
   message_id: number;
   company_id: number;
+  /** When an inbound message claimed it (absent on keys of sent messages). */
+  claimed_at?: Date;
 }
 const wamidKeySchema = new Schema<WamidKey>(
   {
     _id: { type: String, required: true },
     message_id: { type: Number, required: true },
     company_id: { type: Number, required: true },
+    claimed_at: { type: Date },
   },
   { collection: 'wamid_keys', versionKey: false },
 );
@@ -212,12 +220,55 @@ export function createMessageStore(db: Connection) {
     for (const item of items) item.matched = allMatched ? true : undefined;
   });
 
+  async function claimWamid(message: NewMessage): Promise<'claimed' | 'duplicate'> {
+    const claimed_at = new Date();
+    try {
+      await WamidKeys.create({
+        _id: message.wamid,
+        message_id: message.id,
+        company_id: message.company_id,
+        claimed_at,
+      });
+      return 'claimed';
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+    }
+    const key = await WamidKeys.findById(message.wamid).lean<WamidKey>().exec();
+    if (!key || key.message_id === message.id) return 'claimed';
+    if (await byId(key.message_id)) return 'duplicate';
+    const age = claimed_at.getTime() - (key.claimed_at?.getTime() ?? 0);
+    if (age < WAMID_CLAIM_TAKEOVER_MS) {
+      // A concurrent delivery stores its message right after its claim: give it a moment.
+      for (let wait = 0; wait < 5; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (await byId(key.message_id)) return 'duplicate';
+      }
+      throw new Error(`wamid ${message.wamid} is being stored by another delivery; retried later`);
+    }
+    const taken = await WamidKeys.updateOne(
+      { _id: message.wamid, message_id: key.message_id },
+      { $set: { message_id: message.id, claimed_at } },
+    );
+    return taken.modifiedCount === 1 ? 'claimed' : 'duplicate';
+  }
+
   return {
-    init: () => Promise.all([Messages.init(), WamidKeys.init()]),
+    async init() {
+      await dropIfUnique(Messages.collection, 'wamid_1');
+      await Promise.all([Messages.init(), WamidKeys.init()]);
+    },
     outbox: outboxSource('messages', Messages),
 
-    /** Stores a message with its events; `duplicate` when its wamid is already stored. */
+    /**
+     * Stores a message with its events; `duplicate` when its wamid is already stored. The wamid's
+     * key is claimed first: its unique `_id` is what stores a provider message once (the
+     * messages' own unique indexes must start with the shard key). A key claimed by a delivery
+     * that died before storing its message is taken over once older than
+     * `WAMID_CLAIM_TAKEOVER_MS`; younger, the other delivery may still be storing it, and this
+     * one fails to be retried later.
+     */
     async insert(message: NewMessage, events: BrokerEvent[]): Promise<'inserted' | 'duplicate'> {
+      if (hasRealWamid(message) && (await claimWamid(message)) === 'duplicate') return 'duplicate';
       try {
         await Messages.create({
           history: [],
@@ -231,7 +282,6 @@ export function createMessageStore(db: Connection) {
         if (isDuplicateKeyError(error)) return 'duplicate';
         throw error;
       }
-      if (hasRealWamid(message)) await this.rememberWamid(message);
       return 'inserted';
     },
 

@@ -1,4 +1,9 @@
-import { startPeriodicJob, type Logger, type PeriodicJob } from '@switchboard/service-kit';
+import {
+  startPeriodicJob,
+  type Leases,
+  type Logger,
+  type PeriodicJob,
+} from '@switchboard/service-kit';
 import type { DeliveryStore } from '../data-access/delivery-store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -10,13 +15,14 @@ const HOUR_MS = 60 * 60 * 1000;
  */
 export function startRetentionCleanup(
   deliveries: Pick<DeliveryStore, 'deleteOld'>,
-  options: { days: number; logger: Logger; everyMs?: number },
+  options: { days: number; logger: Logger; everyMs?: number; leases?: Leases },
 ): PeriodicJob {
   return startPeriodicJob({
     name: 'delivery-log-retention',
     everyMs: options.everyMs ?? HOUR_MS,
     firstAfterMs: 60_000,
     logger: options.logger,
+    leases: options.leases,
     async run() {
       const now = Date.now();
       const removed = await deliveries.deleteOld(

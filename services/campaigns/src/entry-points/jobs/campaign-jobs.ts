@@ -1,4 +1,4 @@
-import { startPeriodicJob, type PeriodicJob } from '@switchboard/service-kit';
+import { startPeriodicJob, type Leases, type PeriodicJob } from '@switchboard/service-kit';
 import type { CampaignsDeps } from '../../domain/dependencies';
 import { dispatchCampaign, recountProgress } from '../../domain/dispatch-campaign';
 import { recoverAbandonedStarts, startCampaign } from '../../domain/start-campaign';
@@ -7,6 +7,12 @@ import { recoverAbandonedStarts, startCampaign } from '../../domain/start-campai
 const ABANDONED_START_MS = 2 * 60 * 1000;
 /** A campaign this long without progress is recounted from its recipients. */
 const STALLED_MS = 30 * 1000;
+/**
+ * A handing-over this long without a page belongs to a process that died (every page moves the
+ * campaign on): only then does the scheduler resume it, so that the replica which started a
+ * campaign and the replica holding the scheduler never hand the same pages over together.
+ */
+const DISPATCH_IDLE_MS = 15 * 1000;
 
 /**
  * The dispatcher: one run of a campaign's handing-over at a time in this process, started by a
@@ -35,14 +41,20 @@ export function createDispatcher(deps: Omit<CampaignsDeps, 'dispatchSoon'>) {
 }
 
 /**
- * Every `everyMs`: due scheduled campaigns start (a conditional claim, so two replicas never
- * both start one), interrupted starts are undone, unfinished dispatches resume, and stalled
- * progress is recounted.
+ * Every `everyMs`, on the replica holding the scheduler's lease: due scheduled campaigns start
+ * (a conditional claim besides, so that a replica that lost the lease mid-run never starts one
+ * twice), interrupted starts are undone, abandoned dispatches resume, and stalled progress is
+ * recounted.
  */
-export function startCampaignJobs(deps: CampaignsDeps, everyMs: number): PeriodicJob {
+export function startCampaignJobs(
+  deps: CampaignsDeps,
+  everyMs: number,
+  leases?: Leases,
+): PeriodicJob {
   return startPeriodicJob({
     name: 'campaign-scheduler',
     everyMs,
+    leases,
     firstAfterMs: Math.min(everyMs, 1_000),
     logger: deps.logger,
     async run() {
@@ -56,7 +68,10 @@ export function startCampaignJobs(deps: CampaignsDeps, everyMs: number): Periodi
           ),
         );
       }
-      for (const campaign of await deps.campaigns.undispatched(20)) deps.dispatchSoon(campaign.id);
+      const idleSince = new Date(now.getTime() - DISPATCH_IDLE_MS);
+      for (const campaign of await deps.campaigns.undispatched(idleSince, 20)) {
+        deps.dispatchSoon(campaign.id);
+      }
       for (const campaign of await deps.campaigns.stalled(
         new Date(now.getTime() - STALLED_MS),
         20,

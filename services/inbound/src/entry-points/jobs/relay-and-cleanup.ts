@@ -1,6 +1,7 @@
 import {
   startPeriodicJob,
   type Broker,
+  type Leases,
   type Logger,
   type PeriodicJob,
 } from '@switchboard/service-kit';
@@ -21,6 +22,7 @@ export function startRelay(deps: {
   intervalMs: number;
   graceMs: number;
   retentionDays: number;
+  leases?: Leases;
 }): PeriodicJob {
   let lastCleanup = 0;
 
@@ -46,6 +48,7 @@ export function startRelay(deps: {
     name: 'inbound-relay',
     everyMs: deps.intervalMs,
     logger: deps.logger,
+    leases: deps.leases,
     run: tick,
   });
 }
