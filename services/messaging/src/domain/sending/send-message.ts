@@ -33,7 +33,7 @@ import {
   previewOf,
   type OutboundContent,
 } from './build-provider-message';
-import type { ProviderFailure } from './classify-provider-error';
+import type { ProviderFailure } from '../../outbound/provider-failure';
 import { deliverToProvider, type Pacing, type RetryPolicy } from './deliver-to-provider';
 
 export interface SendingDeps {
