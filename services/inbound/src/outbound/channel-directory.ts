@@ -1,9 +1,5 @@
-import {
-  INTERNAL_SECRET_HEADER,
-  InboundChannelResponseSchema,
-  type InboundChannel,
-} from '@switchboard/contracts';
-import { AppError, createOutboundClient, type Logger } from '@switchboard/service-kit';
+import { InboundChannelResponseSchema, type InboundChannel } from '@switchboard/contracts';
+import { AppError, createInternalClient, type Logger } from '@switchboard/service-kit';
 import type { ChannelCopyStore } from '../data-access/channel-copy-store';
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
@@ -21,20 +17,17 @@ export interface ChannelDirectoryOptions {
  * else — when messaging cannot answer — from the copy kept of its last answer.
  */
 export function createChannelDirectory(options: ChannelDirectoryOptions) {
-  const client = createOutboundClient({
-    name: 'messaging',
+  const client = createInternalClient({
+    service: 'messaging',
     baseURL: options.messagingUrl,
+    internalSecret: options.internalSecret,
     timeoutMs: 3_000,
     logger: options.logger,
   });
   const memory = new Map<string, { channel: InboundChannel; expiresAt: number }>();
 
   async function askMessaging(token: string): Promise<InboundChannel | null> {
-    const response = await client.request({
-      method: 'GET',
-      url: `/internal/channels/by-inbound-token/${token}`,
-      headers: { [INTERNAL_SECRET_HEADER]: options.internalSecret },
-    });
+    const response = await client.get(`/internal/channels/by-inbound-token/${token}`);
     if (response.status === 404) return null;
     if (response.status !== 200) throw new Error(`messaging answered ${response.status}`);
     return InboundChannelResponseSchema.parse(response.data).channel;
