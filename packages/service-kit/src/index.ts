@@ -25,3 +25,4 @@ export * from './url-policy';
 export * from './service-runtime';
 export * from './telemetry';
 export * from './trace-context';
+export * from './ttl-cache';
