@@ -6,7 +6,7 @@ import {
   type Contact,
   type OrgContext,
 } from '@switchboard/contracts';
-import { createInternalClient, type Logger } from '@switchboard/service-kit';
+import { createInternalClient, createTtlCache, type Logger } from '@switchboard/service-kit';
 
 /** What messaging needs of a contact. */
 export interface ContactRef {
@@ -40,8 +40,10 @@ export function createContactsClient(options: {
     logger: options.logger,
     timeoutMs: options.timeoutMs,
   });
-  const cache = new Map<string, { contact: ContactRef; expiresAt: number }>();
-  const MAX_CACHED = 50_000;
+  const cache = createTtlCache<string, ContactRef>({
+    ttlMs: options.cacheTtlMs,
+    maxEntries: 50_000,
+  });
 
   return {
     /**
@@ -55,8 +57,8 @@ export function createContactsClient(options: {
       how: { name?: string; quotaOf?: OrgContext },
     ): Promise<ContactRef> {
       const key = `${company_id}:${phone}`;
-      const cached = cache.get(key);
-      if (cached && cached.expiresAt > Date.now() && !how.name) return cached.contact;
+      const cached = how.name ? undefined : cache.get(key);
+      if (cached) return cached;
       const response = await client.post(
         CONTACTS_INTERNAL_PATHS.resolve,
         {
@@ -71,8 +73,7 @@ export function createContactsClient(options: {
         throw client.refusal(response);
       }
       const contact = toRef(ResolveContactResponseSchema.parse(response.data).contact);
-      if (cache.size >= MAX_CACHED) cache.clear();
-      cache.set(key, { contact, expiresAt: Date.now() + options.cacheTtlMs });
+      cache.set(key, contact);
       return contact;
     },
 
