@@ -118,7 +118,9 @@ no_root() { die "'$*' needs root, and sudo is not installed"; }
 #     machine starts epmd, and that may be a rabbitmqctl racing the server, so every rabbitmq
 #     command here carries the variable;
 #   - the node's distribution port (AMQP_PORT + 20000) on the loopback address the host name
-#     resolves to, where rabbitmqctl reaches rabbit@<host name>; rabbitmqctl's own on 127.0.0.1.
+#     resolves to, where rabbitmqctl reaches rabbit@<host name>; rabbitmqctl's own on 127.0.0.1;
+#   - the management HTTP API on 127.0.0.1:AMQP_PORT + 10000 (15672 beside 5672), where tests
+#     make their vhosts and look at queues and connections.
 # Passed explicitly with `env`, because `sudo` drops the caller's environment.
 
 # First IPv4 address of the short host name (what Erlang resolves rabbit@<host name> to).
@@ -135,6 +137,8 @@ EPMD_PORT="${ERL_EPMD_PORT:-4369}"
 rabbit_select() {
   local nodename=$1 dist_ip=$3
   AMQP_PORT=$2
+  MGMT_PORT=$((AMQP_PORT + 10000))
+  MGMT_LISTENER="[{ip,\"127.0.0.1\"},{port,$MGMT_PORT}]"
   if [ "$AMQP_PORT" = 5672 ]; then
     RABBIT_MARKER="$DATA/rabbitmq.pid"
   else
@@ -146,11 +150,12 @@ rabbit_select() {
     RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
     ERL_EPMD_ADDRESS="$RABBIT_EPMD_ADDRESS"
     ERL_EPMD_PORT="$EPMD_PORT"
-    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {${dist_ip//./,}}"
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {${dist_ip//./,}} -rabbitmq_management tcp_config $MGMT_LISTENER"
     RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
   )
   [ -n "$nodename" ] && RABBIT_ENV+=(RABBITMQ_NODENAME="$nodename")
   RABBITMQCTL=("${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmqctl)
+  RABBITMQ_PLUGINS=("${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmq-plugins)
 }
 rabbit_select "${RABBITMQ_NODENAME:-}" "$AMQP_PORT" "$RABBIT_DIST_IP"
 
@@ -199,11 +204,12 @@ rabbit_start_node() {
   if probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq already up on 127.0.0.1:$AMQP_PORT"
     local port wide=""
-    for port in "$AMQP_PORT" $((AMQP_PORT + 20000)) "$EPMD_PORT"; do
+    for port in "$AMQP_PORT" $((AMQP_PORT + 20000)) "$EPMD_PORT" "$MGMT_PORT"; do
       [ -z "$(wide_listeners "$port")" ] || wide="$wide $port"
     done
     [ -z "$wide" ] ||
       say "rabbitmq: warning: port(s)$wide listen beyond loopback (a node started otherwise, or before infra.sh kept it on loopback); if this script started it, 'down' and 'up' again restart it on loopback"
+    rabbit_management_up
     return 0
   fi
   [ "${AS_ROOT[*]-}" = no_root ] && no_root rabbitmq-server -detached
@@ -225,6 +231,30 @@ rabbit_start_node() {
   done
   rabbit_node_pid >"$RABBIT_MARKER" || true
   say "rabbitmq up on 127.0.0.1:$AMQP_PORT after $((SECONDS - started))s"
+  rabbit_management_up
+}
+
+# Enables the management plugin on the selected node, listening on 127.0.0.1:MGMT_PORT. A node
+# this script started has the listener's address in its arguments; one started before (or
+# otherwise) is told it first, so that the listener never opens on every interface.
+rabbit_management_up() {
+  probe 127.0.0.1 "$MGMT_PORT" && return 0
+  local started=$SECONDS
+  if ! timeout 20 "${RABBITMQCTL[@]}" -q eval \
+    "application:set_env(rabbitmq_management, tcp_config, $MGMT_LISTENER)." >/dev/null 2>&1 9>&- ||
+    ! timeout 120 "${RABBITMQ_PLUGINS[@]}" -q enable rabbitmq_management \
+      >>"$LOGS/rabbitmq-plugins.log" 2>&1 9>&-; then
+    say "rabbitmq: warning: could not enable the management plugin (see .data/logs/rabbitmq-plugins.log); tests that make vhosts need it"
+    return 0
+  fi
+  until probe 127.0.0.1 "$MGMT_PORT"; do
+    if [ $((SECONDS - started)) -ge "$RABBIT_WAIT_S" ]; then
+      say "rabbitmq: warning: the management API does not answer on 127.0.0.1:$MGMT_PORT after ${RABBIT_WAIT_S}s"
+      return 0
+    fi
+    sleep 1
+  done
+  say "rabbitmq: management API on http://127.0.0.1:$MGMT_PORT"
 }
 
 rabbit_down() {
@@ -266,6 +296,11 @@ rabbit_status() {
     fi
   elif probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq up       $LOCAL_AMQP_URL"
+    if probe 127.0.0.1 "$MGMT_PORT"; then
+      say "rabbitmq management http://127.0.0.1:$MGMT_PORT"
+    else
+      say "rabbitmq management down http://127.0.0.1:$MGMT_PORT ('up' enables it)"
+    fi
   else
     say "rabbitmq down     $LOCAL_AMQP_URL"
     return 1
