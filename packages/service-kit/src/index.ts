@@ -19,6 +19,7 @@ export {
 } from './remote-guard';
 export * from './outbox';
 export * from './periodic-job';
+export * from './place-counter';
 export * from './reseal-job';
 export * from './secret-box';
 export * from './url-policy';
