@@ -12,7 +12,8 @@
 #   data (a fresh cluster each `up`). stop-node/start-node stop and start one node (failover).
 #   MONGODB_URL set -> the document database is external: not built, started or stopped here.
 #   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
-#   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports.
+#   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports; RabbitMQ's management HTTP API
+#   (enabled on every local node, for the tests) listens on 127.0.0.1 at AMQP_PORT + 10000.
 #   RABBITMQ_NODENAME, ERL_EPMD_PORT: another local RabbitMQ node (and epmd) beside the default.
 #   DOCDB_BACKEND   -> postgresql or sqlite. Unset: what the running docdb uses, else postgresql.
 #                      The two keep separate data; switching needs `down` first.
