@@ -152,11 +152,14 @@ rabbit_select() {
     ERL_EPMD_ADDRESS="$RABBIT_EPMD_ADDRESS"
     ERL_EPMD_PORT="$EPMD_PORT"
     RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {${dist_ip//./,}} -rabbitmq_management tcp_config $MGMT_LISTENER"
+    # The node's plugins, and a file of its own that the node writes them to: the machine's
+    # enabled_plugins file is read by every node started otherwise, without this listener.
+    RABBITMQ_ENABLED_PLUGINS=rabbitmq_management
+    RABBITMQ_ENABLED_PLUGINS_FILE="/var/lib/rabbitmq/enabled_plugins-$AMQP_PORT"
     RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
   )
   [ -n "$nodename" ] && RABBIT_ENV+=(RABBITMQ_NODENAME="$nodename")
   RABBITMQCTL=("${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmqctl)
-  RABBITMQ_PLUGINS=("${AS_ROOT[@]}" "${RABBIT_ENV[@]}" rabbitmq-plugins)
 }
 rabbit_select "${RABBITMQ_NODENAME:-}" "$AMQP_PORT" "$RABBIT_DIST_IP"
 
@@ -210,7 +213,7 @@ rabbit_start_node() {
     done
     [ -z "$wide" ] ||
       say "rabbitmq: warning: port(s)$wide listen beyond loopback (a node started otherwise, or before infra.sh kept it on loopback); if this script started it, 'down' and 'up' again restart it on loopback"
-    rabbit_management_up
+    rabbit_management_check
     return 0
   fi
   [ "${AS_ROOT[*]-}" = no_root ] && no_root rabbitmq-server -detached
@@ -232,25 +235,18 @@ rabbit_start_node() {
   done
   rabbit_node_pid >"$RABBIT_MARKER" || true
   say "rabbitmq up on 127.0.0.1:$AMQP_PORT after $((SECONDS - started))s"
-  rabbit_management_up
+  rabbit_management_check
 }
 
-# Enables the management plugin on the selected node, listening on 127.0.0.1:MGMT_PORT. A node
-# this script started has the listener's address in its arguments; one started before (or
-# otherwise) is told it first, so that the listener never opens on every interface.
-rabbit_management_up() {
-  probe 127.0.0.1 "$MGMT_PORT" && return 0
+# The management API of the selected node, which a node this script starts has (its plugins and
+# listener are in its environment). One started otherwise is only told how to get it: enabling a
+# plugin on a running node goes through the machine's enabled_plugins file, which would start it,
+# listening on every interface, in every other node of the machine at its next start.
+rabbit_management_check() {
   local started=$SECONDS
-  if ! timeout 20 "${RABBITMQCTL[@]}" -q eval \
-    "application:set_env(rabbitmq_management, tcp_config, $MGMT_LISTENER)." >/dev/null 2>&1 9>&- ||
-    ! timeout 120 "${RABBITMQ_PLUGINS[@]}" -q enable rabbitmq_management \
-      >>"$LOGS/rabbitmq-plugins.log" 2>&1 9>&-; then
-    say "rabbitmq: warning: could not enable the management plugin (see .data/logs/rabbitmq-plugins.log); tests that make vhosts need it"
-    return 0
-  fi
   until probe 127.0.0.1 "$MGMT_PORT"; do
-    if [ $((SECONDS - started)) -ge "$RABBIT_WAIT_S" ]; then
-      say "rabbitmq: warning: the management API does not answer on 127.0.0.1:$MGMT_PORT after ${RABBIT_WAIT_S}s"
+    if [ $((SECONDS - started)) -ge 10 ]; then
+      say "rabbitmq: warning: no management API on 127.0.0.1:$MGMT_PORT (tests make their vhosts through it); a node started before this script enabled it needs 'scripts/infra.sh down' and 'up'"
       return 0
     fi
     sleep 1
@@ -300,7 +296,7 @@ rabbit_status() {
     if probe 127.0.0.1 "$MGMT_PORT"; then
       say "rabbitmq management http://127.0.0.1:$MGMT_PORT"
     else
-      say "rabbitmq management down http://127.0.0.1:$MGMT_PORT ('up' enables it)"
+      say "rabbitmq management down http://127.0.0.1:$MGMT_PORT (a node infra.sh starts has it)"
     fi
   else
     say "rabbitmq down     $LOCAL_AMQP_URL"
@@ -367,7 +363,8 @@ cluster_down() {
     rm -f "$RABBIT_MARKER"
     # A fresh cluster each time: nodes that remember each other wait for one another at start.
     "${AS_ROOT[@]}" rm -rf "/var/lib/rabbitmq/mnesia/$node" "/var/lib/rabbitmq/mnesia/$node-feature_flags" \
-      "/var/lib/rabbitmq/mnesia/$node-plugins-expand" "/var/lib/rabbitmq/mnesia/$node.pid"
+      "/var/lib/rabbitmq/mnesia/$node-plugins-expand" "/var/lib/rabbitmq/mnesia/$node.pid" \
+      "/var/lib/rabbitmq/enabled_plugins-$AMQP_PORT"
   done
   say "rabbitmq cluster down"
 }
