@@ -1,14 +1,15 @@
 // What the benchmark scripts share: keep-alive JSON calls, a closed-loop load with latency
 // percentiles, and a whole system launched in a RabbitMQ vhost and database prefix of its own
 // (both removed at the end). Benchmarks run the compiled dist/ files: `npx tsc -b` first.
-const { execFileSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const http = require('node:http');
 const mongoose = require('mongoose');
 const { launchSystem } = require('./launcher');
+const { createRabbitAdmin, managementUrlOf } = require('./rabbitmq-admin');
 
 const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
+const rabbitAdmin = createRabbitAdmin(managementUrlOf(AMQP_URL));
 
 function createCaller(maxSockets) {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
@@ -103,10 +104,7 @@ async function withBenchSystem(name, { basePort, env }, fn) {
   const vhost = `b_${name}_${tag}`;
   const adminToken = randomBytes(24).toString('hex');
   const internalSecret = randomBytes(24).toString('hex');
-  execFileSync('rabbitmqctl', ['add_vhost', vhost], { stdio: 'ignore' });
-  execFileSync('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], {
-    stdio: 'ignore',
-  });
+  await rabbitAdmin.addVhost(vhost);
   const amqpUrl = new URL(AMQP_URL);
   amqpUrl.pathname = `/${vhost}`;
   let system;
@@ -138,7 +136,7 @@ async function withBenchSystem(name, { basePort, env }, fn) {
       if (db.startsWith(prefix)) await connection.useDb(db).dropDatabase();
     }
     await connection.close();
-    execFileSync('rabbitmqctl', ['delete_vhost', vhost], { stdio: 'ignore' });
+    await rabbitAdmin.deleteVhost(vhost);
   }
 }
 

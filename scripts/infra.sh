@@ -12,7 +12,8 @@
 #   data (a fresh cluster each `up`). stop-node/start-node stop and start one node (failover).
 #   MONGODB_URL set -> the document database is external: not built, started or stopped here.
 #   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
-#   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports.
+#   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports; RabbitMQ's management HTTP API
+#   (enabled on every local node, for the tests) listens on 127.0.0.1 at AMQP_PORT + 10000.
 #   RABBITMQ_NODENAME, ERL_EPMD_PORT: another local RabbitMQ node (and epmd) beside the default.
 #   DOCDB_BACKEND   -> postgresql or sqlite. Unset: what the running docdb uses, else postgresql.
 #                      The two keep separate data; switching needs `down` first.
@@ -118,7 +119,9 @@ no_root() { die "'$*' needs root, and sudo is not installed"; }
 #     machine starts epmd, and that may be a rabbitmqctl racing the server, so every rabbitmq
 #     command here carries the variable;
 #   - the node's distribution port (AMQP_PORT + 20000) on the loopback address the host name
-#     resolves to, where rabbitmqctl reaches rabbit@<host name>; rabbitmqctl's own on 127.0.0.1.
+#     resolves to, where rabbitmqctl reaches rabbit@<host name>; rabbitmqctl's own on 127.0.0.1;
+#   - the management HTTP API on 127.0.0.1:AMQP_PORT + 10000 (15672 beside 5672), where tests
+#     make their vhosts and look at queues and connections.
 # Passed explicitly with `env`, because `sudo` drops the caller's environment.
 
 # First IPv4 address of the short host name (what Erlang resolves rabbit@<host name> to).
@@ -135,6 +138,8 @@ EPMD_PORT="${ERL_EPMD_PORT:-4369}"
 rabbit_select() {
   local nodename=$1 dist_ip=$3
   AMQP_PORT=$2
+  MGMT_PORT=$((AMQP_PORT + 10000))
+  MGMT_LISTENER="[{ip,\"127.0.0.1\"},{port,$MGMT_PORT}]"
   if [ "$AMQP_PORT" = 5672 ]; then
     RABBIT_MARKER="$DATA/rabbitmq.pid"
   else
@@ -146,7 +151,11 @@ rabbit_select() {
     RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
     ERL_EPMD_ADDRESS="$RABBIT_EPMD_ADDRESS"
     ERL_EPMD_PORT="$EPMD_PORT"
-    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {${dist_ip//./,}}"
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {${dist_ip//./,}} -rabbitmq_management tcp_config $MGMT_LISTENER"
+    # The node's plugins, and a file of its own that the node writes them to: the machine's
+    # enabled_plugins file is read by every node started otherwise, without this listener.
+    RABBITMQ_ENABLED_PLUGINS=rabbitmq_management
+    RABBITMQ_ENABLED_PLUGINS_FILE="/var/lib/rabbitmq/enabled_plugins-$AMQP_PORT"
     RABBITMQ_CTL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
   )
   [ -n "$nodename" ] && RABBIT_ENV+=(RABBITMQ_NODENAME="$nodename")
@@ -199,11 +208,12 @@ rabbit_start_node() {
   if probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq already up on 127.0.0.1:$AMQP_PORT"
     local port wide=""
-    for port in "$AMQP_PORT" $((AMQP_PORT + 20000)) "$EPMD_PORT"; do
+    for port in "$AMQP_PORT" $((AMQP_PORT + 20000)) "$EPMD_PORT" "$MGMT_PORT"; do
       [ -z "$(wide_listeners "$port")" ] || wide="$wide $port"
     done
     [ -z "$wide" ] ||
       say "rabbitmq: warning: port(s)$wide listen beyond loopback (a node started otherwise, or before infra.sh kept it on loopback); if this script started it, 'down' and 'up' again restart it on loopback"
+    rabbit_management_check
     return 0
   fi
   [ "${AS_ROOT[*]-}" = no_root ] && no_root rabbitmq-server -detached
@@ -225,6 +235,23 @@ rabbit_start_node() {
   done
   rabbit_node_pid >"$RABBIT_MARKER" || true
   say "rabbitmq up on 127.0.0.1:$AMQP_PORT after $((SECONDS - started))s"
+  rabbit_management_check
+}
+
+# The management API of the selected node, which a node this script starts has (its plugins and
+# listener are in its environment). One started otherwise is only told how to get it: enabling a
+# plugin on a running node goes through the machine's enabled_plugins file, which would start it,
+# listening on every interface, in every other node of the machine at its next start.
+rabbit_management_check() {
+  local started=$SECONDS
+  until probe 127.0.0.1 "$MGMT_PORT"; do
+    if [ $((SECONDS - started)) -ge 10 ]; then
+      say "rabbitmq: warning: no management API on 127.0.0.1:$MGMT_PORT (tests make their vhosts through it); a node started before this script enabled it needs 'scripts/infra.sh down' and 'up'"
+      return 0
+    fi
+    sleep 1
+  done
+  say "rabbitmq: management API on http://127.0.0.1:$MGMT_PORT"
 }
 
 rabbit_down() {
@@ -266,6 +293,11 @@ rabbit_status() {
     fi
   elif probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq up       $LOCAL_AMQP_URL"
+    if probe 127.0.0.1 "$MGMT_PORT"; then
+      say "rabbitmq management http://127.0.0.1:$MGMT_PORT"
+    else
+      say "rabbitmq management down http://127.0.0.1:$MGMT_PORT (a node infra.sh starts has it)"
+    fi
   else
     say "rabbitmq down     $LOCAL_AMQP_URL"
     return 1
@@ -331,7 +363,8 @@ cluster_down() {
     rm -f "$RABBIT_MARKER"
     # A fresh cluster each time: nodes that remember each other wait for one another at start.
     "${AS_ROOT[@]}" rm -rf "/var/lib/rabbitmq/mnesia/$node" "/var/lib/rabbitmq/mnesia/$node-feature_flags" \
-      "/var/lib/rabbitmq/mnesia/$node-plugins-expand" "/var/lib/rabbitmq/mnesia/$node.pid"
+      "/var/lib/rabbitmq/mnesia/$node-plugins-expand" "/var/lib/rabbitmq/mnesia/$node.pid" \
+      "/var/lib/rabbitmq/enabled_plugins-$AMQP_PORT"
   done
   say "rabbitmq cluster down"
 }

@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
-# npm test: lint, type check, then unit, component and end-to-end tests against real infrastructure.
+# npm test: lint, type check, then unit, component and end-to-end tests against real infrastructure:
+# the local one (scripts/infra.sh, or MONGODB_URL and AMQP_URL), or with TEST_INFRA=testcontainers
+# and a Docker engine, containers of the run's own (scripts/test-infrastructure.js).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/use-node.sh
 bash scripts/ensure-deps.sh
-bash scripts/infra.sh up
-# What infra.sh started, unless the caller named servers of their own.
-export MONGODB_URL="${MONGODB_URL:-mongodb://127.0.0.1:${DOCDB_PORT:-27017}}"
-export AMQP_URL="${AMQP_URL:-amqp://127.0.0.1:${AMQP_PORT:-5672}}"
 echo "test: lint"
 npx eslint .
 npx prettier --check . >/dev/null || { npx prettier --check .; exit 1; }
@@ -15,4 +13,4 @@ echo "test: type check and build"
 npx tsc -b
 npx tsc -p tsconfig.test.json
 echo "test: jest"
-npx jest --ci "$@"
+node scripts/test-infrastructure.js npx jest --ci "$@"

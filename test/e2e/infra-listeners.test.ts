@@ -1,6 +1,6 @@
 // The local infrastructure listens on loopback only: RabbitMQ's AMQP port,
-// its Erlang distribution port and epmd listen on every interface unless scripts/infra.sh says
-// otherwise, and docdb and PostgreSQL must not listen beyond loopback either.
+// its Erlang distribution port, its management API and epmd listen on every interface unless
+// scripts/infra.sh says otherwise, and docdb and PostgreSQL must not listen beyond loopback either.
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -99,9 +99,10 @@ const canStartRabbitMQ = (() => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    // The distribution port is the AMQP port + 20000 (RabbitMQ's default): nothing listens there.
+    // The distribution port is the AMQP port + 20000 (RabbitMQ's default), the management API's
+    // the AMQP port + 10000: nothing listens there.
     do amqpPort = await freePortBlock(1);
-    while (listeningOn(amqpPort + 20_000).length > 0);
+    while (listeningOn(amqpPort + 20_000).length > 0 || listeningOn(amqpPort + 10_000).length > 0);
     epmdPort = await freePortBlock(1);
     env = {
       ...process.env,
@@ -113,7 +114,7 @@ const canStartRabbitMQ = (() => {
     };
     delete env.AMQP_URL;
     await run('bash', [path.join(ROOT, 'scripts/infra.sh'), 'up'], { env });
-  }, 120_000);
+  }, 240_000); // a node's first start expands its plugins (management): slow on a loaded machine
 
   afterAll(async () => {
     await run('bash', [path.join(ROOT, 'scripts/infra.sh'), 'down'], { env }).catch(() => {});
@@ -123,8 +124,8 @@ const canStartRabbitMQ = (() => {
     }).catch(() => {});
   }, 90_000);
 
-  test('when it starts a node, then AMQP, the distribution port and epmd listen on loopback only', () => {
-    for (const port of [amqpPort, amqpPort + 20_000, epmdPort]) {
+  test('when it starts a node, then AMQP, the distribution port, the management API and epmd listen on loopback only', () => {
+    for (const port of [amqpPort, amqpPort + 20_000, amqpPort + 10_000, epmdPort]) {
       const addresses = listeningOn(port);
       expect({ port, listening: addresses.length > 0 }).toEqual({ port, listening: true });
       expect({ port, beyondLoopback: wide(addresses) }).toEqual({ port, beyondLoopback: [] });

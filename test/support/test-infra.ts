@@ -1,11 +1,12 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 import mongoose from 'mongoose';
+import { createRabbitAdmin, managementUrlOf } from '../../scripts/rabbitmq-admin';
 
 export const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 export const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
+/** RabbitMQ's management API (vhosts, queues, connections): RABBITMQ_MANAGEMENT_URL, else beside AMQP_URL. */
+export const rabbitAdmin = createRabbitAdmin(managementUrlOf(AMQP_URL));
 
 export const randomSecret = () => randomBytes(24).toString('hex');
 
@@ -59,8 +60,6 @@ export async function jsonBody(response: Response): Promise<LooseJson> {
   return (await response.json()) as LooseJson;
 }
 
-const run = promisify(execFile);
-
 /**
  * A RabbitMQ virtual host of its own for one test file, so that services started by different
  * test files never consume each other's messages and may declare queues with other arguments.
@@ -70,14 +69,13 @@ export async function isolatedAmqpUrl(
   label: string,
 ): Promise<{ url: string; drop: () => Promise<void> }> {
   const vhost = uniquePrefix(label).slice(0, -1);
-  await run('rabbitmqctl', ['add_vhost', vhost]);
-  await run('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*']);
+  await rabbitAdmin.addVhost(vhost);
   const url = new URL(AMQP_URL);
   url.pathname = `/${encodeURIComponent(vhost)}`;
   return {
     url: url.toString(),
     drop: async () => {
-      await run('rabbitmqctl', ['delete_vhost', vhost]);
+      await rabbitAdmin.deleteVhost(vhost);
     },
   };
 }

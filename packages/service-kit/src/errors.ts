@@ -6,6 +6,11 @@ export interface AppErrorOptions {
   cause?: unknown;
   /** Extra fields merged into the error envelope, e.g. the names of unknown events. */
   details?: Record<string, unknown>;
+  /**
+   * Which case of `code` this is, for the code that catches the error (`code` alone may cover
+   * cases that must be handled apart). Never part of the answer a client gets.
+   */
+  reason?: string;
 }
 
 /** The one error type every layer throws; the HTTP error middleware turns it into the spec's envelope. */
@@ -13,6 +18,7 @@ export class AppError extends Error {
   override readonly name = 'AppError';
   readonly httpStatus: number;
   readonly details: Record<string, unknown> | undefined;
+  readonly reason: string | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -22,6 +28,7 @@ export class AppError extends Error {
     super(message, { cause: options.cause });
     this.httpStatus = options.httpStatus ?? ERROR_CODES[code];
     this.details = options.details;
+    this.reason = options.reason;
   }
 }
 

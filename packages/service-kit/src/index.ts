@@ -20,6 +20,7 @@ export {
 export * from './outbox';
 export * from './leases';
 export * from './periodic-job';
+export * from './place-counter';
 export * from './reseal-job';
 export * from './secret-box';
 export * from './shard-keys';
@@ -27,3 +28,4 @@ export * from './url-policy';
 export * from './service-runtime';
 export * from './telemetry';
 export * from './trace-context';
+export * from './ttl-cache';

@@ -17,13 +17,16 @@
 // and receiver), the difference (about the service's own cost), and the whole-server rows of
 // docdb, PostgreSQL and RabbitMQ; and database commands per delivery (driver command monitoring).
 // Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...`.
-const { execFileSync, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const http = require('node:http');
 const path = require('node:path');
 const { connect } = require('amqplib');
 const mongoose = require('mongoose');
 const measure = require(path.join(__dirname, '..', '..', '..', 'scripts', 'bench-measure'));
+const { createRabbitAdmin, managementUrlOf } = require(
+  path.join(__dirname, '..', '..', '..', 'scripts', 'rabbitmq-admin'),
+);
 
 const dist = path.join(__dirname, '..', 'dist');
 const { startService } = require(path.join(dist, 'start-service'));
@@ -36,6 +39,7 @@ const RECEIVER_DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
 const REPLICAS = Number(process.env.REPLICAS ?? 1);
 const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
+const rabbitAdmin = createRabbitAdmin(managementUrlOf(AMQP_URL));
 const COMPANY = 1;
 const tag = randomBytes(4).toString('hex');
 const prefix = `b_wh_${tag}_`;
@@ -140,10 +144,7 @@ async function baseline(port, total, concurrency, arrivals) {
 }
 
 async function main() {
-  execFileSync('rabbitmqctl', ['add_vhost', vhost], { stdio: 'ignore' });
-  execFileSync('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], {
-    stdio: 'ignore',
-  });
+  await rabbitAdmin.addVhost(vhost);
   const amqpUrl = new URL(AMQP_URL);
   amqpUrl.pathname = `/${vhost}`;
 
@@ -293,7 +294,7 @@ async function main() {
       if (name.startsWith(prefix)) await admin.useDb(name).dropDatabase();
     }
     await admin.close();
-    execFileSync('rabbitmqctl', ['delete_vhost', vhost], { stdio: 'ignore' });
+    await rabbitAdmin.deleteVhost(vhost);
   }
   console.log(
     `\nwebhook delivery, ${EVENTS} events, ${WEBHOOKS} webhooks each, equal concurrency ${concurrency}` +

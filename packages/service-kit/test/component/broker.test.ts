@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { connect, type Channel, type ChannelModel, type GetMessage } from 'amqplib';
 import { QUEUE_DELIVERY_LIMIT, workQueueArguments } from '@switchboard/contracts';
 import { z } from 'zod';
@@ -15,9 +13,8 @@ import {
   type MessageOutcome,
 } from '../../src/broker';
 import { createLogger } from '../../src/logger';
-import { AMQP_URL } from '../../../../test/support/test-infra';
+import { AMQP_URL, rabbitAdmin } from '../../../../test/support/test-infra';
 
-const run = promisify(execFile);
 const logger = createLogger('broker-test', 'silent');
 const OrderSchema = z.object({ orderId: z.string(), quantity: z.number().int() });
 type Order = z.infer<typeof OrderSchema>;
@@ -119,21 +116,9 @@ async function readParked(queue: string) {
 
 const readyCount = async (queue: string) => (await adminChannel.checkQueue(queue)).messageCount;
 
-/** close_connection wants the connection's Erlang pid; ours is found by its client-provided name. */
+/** Closes our connection, found by its client-provided name, as a broker restart would. */
 async function killConnection(connectionName: string): Promise<void> {
-  const { stdout } = await run('rabbitmqctl', [
-    'list_connections',
-    'pid',
-    'client_properties',
-    '--no-table-headers',
-    '-q',
-  ]);
-  const ours = stdout
-    .split('\n')
-    .find((line) => line.includes(`{"connection_name","${connectionName}"}`));
-  const pid = ours?.split('\t')[0];
-  if (!pid) throw new Error(`no connection named ${connectionName}`);
-  await run('rabbitmqctl', ['close_connection', pid, 'test']);
+  await rabbitAdmin.closeConnections((connection) => connection.connectionName === connectionName);
 }
 
 describe('Broker publishing', () => {

@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { connect, type ChannelModel } from 'amqplib';
 import {
   EXCHANGES,
@@ -14,9 +12,8 @@ import {
 } from '@switchboard/contracts';
 import { Broker, MIGRATION_LOCK_QUEUE, assertTopology, declareTopology } from '../../src/broker';
 import { createLogger } from '../../src/logger';
-import { isolatedAmqpUrl } from '../../../../test/support/test-infra';
+import { isolatedAmqpUrl, rabbitAdmin } from '../../../../test/support/test-infra';
 
-const run = promisify(execFile);
 const logger = createLogger('quorum-migration-test', process.env.TEST_LOG ?? 'silent');
 
 /** The topology as the previous release declared it: classic queues, TTL and dead-letter only. */
@@ -53,17 +50,8 @@ afterEach(async () => {
 
 async function queueTypes(): Promise<Map<string, string>> {
   const name = decodeURIComponent(new URL(vhost.url).pathname.slice(1));
-  const { stdout } = await run('rabbitmqctl', [
-    'list_queues',
-    '-p',
-    name,
-    'name',
-    'type',
-    '--no-table-headers',
-    '-q',
-  ]);
-  const rows = stdout.trim().split('\n').filter(Boolean);
-  return new Map(rows.map((row) => row.split('\t') as [string, string]));
+  const queues = await rabbitAdmin.queues(name);
+  return new Map(queues.map((queue) => [queue.name, queue.type]));
 }
 
 function startBroker(topology: readonly TopologyDeclaration[]): Promise<void> {

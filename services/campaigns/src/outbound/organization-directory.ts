@@ -3,7 +3,7 @@ import {
   OrganizationResponseSchema,
   type OrgContext,
 } from '@switchboard/contracts';
-import { createInternalClient, type Logger } from '@switchboard/service-kit';
+import { createInternalClient, createTtlCache, type Logger } from '@switchboard/service-kit';
 
 /**
  * An organization's plan, from the gateway: `message_received` carries only the
@@ -22,13 +22,13 @@ export function createOrganizationDirectory(options: {
     internalSecret: options.internalSecret,
     logger: options.logger,
   });
-  const cache = new Map<number, { organization: OrgContext; until: number }>();
+  const cache = createTtlCache<number, OrgContext>({ ttlMs: options.cacheMs, maxEntries: 10_000 });
 
   return {
     /** The organization, or null when the gateway knows none with this id. */
     async find(company_id: number): Promise<OrgContext | null> {
       const cached = cache.get(company_id);
-      if (cached && cached.until > Date.now()) return cached.organization;
+      if (cached) return cached;
       const answer = await gateway.get(GATEWAY_INTERNAL_PATHS.organization(company_id));
       if (answer.status === 404) return null;
       if (answer.status !== 200) throw gateway.refusal(answer);
@@ -38,8 +38,7 @@ export function createOrganizationDirectory(options: {
         plan: organization.plan,
         plan_started_at: new Date(organization.plan_started_at),
       };
-      if (cache.size >= 10_000) cache.clear();
-      cache.set(company_id, { organization: context, until: Date.now() + options.cacheMs });
+      cache.set(company_id, context);
       return context;
     },
 

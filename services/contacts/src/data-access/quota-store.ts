@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@switchboard/service-kit';
+import { createPlaceCounter } from '@switchboard/service-kit';
 import mongoose, { Schema, type Connection } from 'mongoose';
 
 /** How many contacts an organization holds: one document per organization (ARCHITECTURE §5). */
@@ -21,58 +21,30 @@ const quotaSchema = new Schema<ContactQuota>(
 export function createQuotaStore(db: Connection) {
   const Quotas = db.model<ContactQuota>('ContactQuota', quotaSchema);
 
-  /**
-   * Creates the organization's counter, starting from the contacts it already holds. Concurrent
-   * upserts of a missing document race on FerretDB, so it is created on its own first.
-   */
-  async function createCounter(company_id: number, currentCount: () => Promise<number>) {
-    const count = await currentCount();
-    await Quotas.updateOne(
-      { _id: company_id },
-      { $setOnInsert: { count, changed_at: new Date() } },
-      { upsert: true },
-    ).catch((error: unknown) => {
-      if (!isDuplicateKeyError(error)) throw error;
-    });
-  }
+  // Places taken and given back stamp `changed_at`, which the recount job reads (`settled`).
+  const places = createPlaceCounter(db, {
+    collection: 'contact_quotas',
+    field: 'count',
+    stampField: 'changed_at',
+  });
 
   return {
     /**
      * Takes one place, atomically: only while fewer than `limit` are taken (`null`: no limit, the
      * place is still counted). Returns false, having changed nothing, when the limit is reached.
+     * A missing counter starts from the contacts the organization holds (`currentCount`).
      */
-    async reserve(
+    reserve(
       company_id: number,
       limit: number | null,
       currentCount: () => Promise<number>,
     ): Promise<boolean> {
-      const filter =
-        limit === null
-          ? { _id: company_id }
-          : { _id: company_id, count: mongoose.trusted({ $lt: limit }) };
-      let counterExists = false;
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const result = await Quotas.updateOne(filter, {
-          $inc: { count: 1 },
-          $set: { changed_at: new Date() },
-        });
-        if (result.matchedCount === 1) return true;
-        // Refused for real only when the counter existed when the update ran.
-        if (counterExists) return false;
-        if (!(await Quotas.exists({ _id: company_id }))) {
-          await createCounter(company_id, currentCount);
-        }
-        counterExists = true;
-      }
-      return false;
+      return places.take(company_id, limit, currentCount);
     },
 
     /** Gives a place back (a deleted contact, or a create that did not happen). */
-    async release(company_id: number): Promise<void> {
-      await Quotas.updateOne(
-        { _id: company_id, count: mongoose.trusted({ $gt: 0 }) },
-        { $inc: { count: -1 }, $set: { changed_at: new Date() } },
-      );
+    release(company_id: number): Promise<void> {
+      return places.giveBack(company_id);
     },
 
     /** Counters no place was taken from or given back to since `before`. */
@@ -100,9 +72,8 @@ export function createQuotaStore(db: Connection) {
       return result.modifiedCount === 1;
     },
 
-    async used(company_id: number): Promise<number> {
-      const quota = await Quotas.findById(company_id).lean<ContactQuota>().exec();
-      return quota?.count ?? 0;
+    used(company_id: number): Promise<number> {
+      return places.taken(company_id);
     },
   };
 }

@@ -1,6 +1,6 @@
-import mongoose, { Schema, type Connection } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
 import type { UserRole } from '@switchboard/contracts';
-import { isDuplicateKeyError, nextId } from '@switchboard/service-kit';
+import { createPlaceCounter, nextId } from '@switchboard/service-kit';
 
 export interface User {
   user_id: number;
@@ -22,12 +22,6 @@ export interface Invitation {
   user_id: number;
   company_id: number;
   expires_at: Date;
-}
-
-/** How many users an organization holds, against the plan's agents limit (one per organization). */
-interface AgentSeats {
-  _id: number;
-  used: number;
 }
 
 const userSchema = new Schema<User>(
@@ -55,11 +49,6 @@ const invitationSchema = new Schema<Invitation>(
   { collection: 'invitations', versionKey: false },
 );
 
-const seatsSchema = new Schema<AgentSeats>(
-  { _id: { type: Number, required: true }, used: { type: Number, required: true } },
-  { collection: 'agent_seats', versionKey: false },
-);
-
 const projection = { _id: 0 } as const;
 
 /** What findOneAndUpdate returns without a projection (FerretDB has none for it): `_id` dropped. */
@@ -72,25 +61,13 @@ function withoutId<T>(document: (T & { _id?: unknown }) | null): T | null {
 export function createUserStore(db: Connection) {
   const Users = db.model('User', userSchema);
   const Invitations = db.model('Invitation', invitationSchema);
-  const Seats = db.model('AgentSeats', seatsSchema);
-
-  /**
-   * The organization's seat counter, made from the users it already holds (an organization
-   * older than users has none). Concurrent upserts of a missing document race on FerretDB, so
-   * it is created on its own and a duplicate means another request made it first.
-   */
-  async function createSeats(company_id: number): Promise<void> {
-    const used = await Users.countDocuments({ company_id });
-    await Seats.updateOne({ _id: company_id }, { $setOnInsert: { used } }, { upsert: true }).catch(
-      (error: unknown) => {
-        if (!isDuplicateKeyError(error)) throw error;
-      },
-    );
-  }
+  // How many users an organization holds, against the plan's agents limit; an organization
+  // older than users has no counter until its first add, which counts the users it holds.
+  const seats = createPlaceCounter(db, { collection: 'agent_seats', field: 'used' });
 
   return {
     async init(): Promise<void> {
-      await Promise.all([Users.init(), Invitations.init(), Seats.init()]);
+      await Promise.all([Users.init(), Invitations.init()]);
     },
 
     nextUserId(): Promise<number> {
@@ -101,34 +78,17 @@ export function createUserStore(db: Connection) {
      * Takes one seat, atomically: only while fewer than `limit` are taken (`null`: unlimited,
      * still counted). False, having changed nothing, when the organization is at its limit.
      */
-    async reserveSeat(company_id: number, limit: number | null): Promise<boolean> {
-      const filter =
-        limit === null
-          ? { _id: company_id }
-          : { _id: company_id, used: mongoose.trusted({ $lt: limit }) };
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const result = await Seats.updateOne(filter, { $inc: { used: 1 } });
-        if (result.matchedCount === 1) return true;
-        if (attempt === 0 && !(await Seats.exists({ _id: company_id }))) {
-          await createSeats(company_id);
-          continue;
-        }
-        return false;
-      }
-      return false;
+    reserveSeat(company_id: number, limit: number | null): Promise<boolean> {
+      return seats.take(company_id, limit, () => Users.countDocuments({ company_id }));
     },
 
     /** Gives a seat back: a deleted user, or an add that did not happen. */
-    async releaseSeat(company_id: number): Promise<void> {
-      await Seats.updateOne(
-        { _id: company_id, used: mongoose.trusted({ $gt: 0 }) },
-        { $inc: { used: -1 } },
-      );
+    releaseSeat(company_id: number): Promise<void> {
+      return seats.giveBack(company_id);
     },
 
-    async seatsUsed(company_id: number): Promise<number> {
-      const seats = await Seats.findById(company_id).lean<AgentSeats>().exec();
-      return seats?.used ?? 0;
+    seatsUsed(company_id: number): Promise<number> {
+      return seats.taken(company_id);
     },
 
     /** Throws a duplicate-key error when the email is taken. */
@@ -191,7 +151,7 @@ export function createUserStore(db: Connection) {
     async deleteOrganizationUsers(company_id: number): Promise<void> {
       await Users.deleteMany({ company_id });
       await Invitations.deleteMany({ company_id });
-      await Seats.deleteOne({ _id: company_id });
+      await seats.remove(company_id);
     },
   };
 }

@@ -1,10 +1,6 @@
+import { createTtlCache } from '@switchboard/service-kit';
 import type { ApiToken, Organization, OrganizationStore } from '../data-access/organization-store';
 import { hashToken, hashesMatch } from './api-tokens';
-
-interface CacheEntry {
-  organization: Organization;
-  expiresAt: number;
-}
 
 /** A token's organization, and the token's hash (a key for per-token limits that holds no secret). */
 export interface AuthenticatedToken {
@@ -28,7 +24,7 @@ function noteUse(store: OrganizationStore, token: ApiToken, now: number): void {
  * replicas stop accepting the token within the TTL.
  */
 export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number) {
-  const cache = new Map<string, CacheEntry>();
+  const cache = createTtlCache<string, Organization>({ ttlMs, maxEntries: MAX_CACHED_TOKENS });
 
   return {
     async authenticate(
@@ -37,11 +33,8 @@ export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number
     ): Promise<AuthenticatedToken | null> {
       if (!token || token.length > 200) return null;
       const hash = hashToken(token);
-      const cached = cache.get(hash);
-      if (cached && cached.expiresAt > now) {
-        return { organization: cached.organization, tokenHash: hash };
-      }
-      cache.delete(hash);
+      const cached = cache.get(hash, now);
+      if (cached) return { organization: cached, tokenHash: hash };
 
       const stored = await store.findActiveTokenByHash(hash);
       if (!stored || !hashesMatch(stored.token_hash, hash)) return null;
@@ -49,10 +42,7 @@ export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number
       if (!organization) return null;
       noteUse(store, stored, now);
 
-      if (ttlMs > 0) {
-        if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
-        cache.set(hash, { organization, expiresAt: now + ttlMs });
-      }
+      cache.set(hash, organization, now);
       return { organization, tokenHash: hash };
     },
 

@@ -1,9 +1,10 @@
+import { InboundChannelResponseSchema, type InboundChannel } from '@switchboard/contracts';
 import {
-  INTERNAL_SECRET_HEADER,
-  InboundChannelResponseSchema,
-  type InboundChannel,
-} from '@switchboard/contracts';
-import { AppError, createOutboundClient, type Logger } from '@switchboard/service-kit';
+  AppError,
+  createInternalClient,
+  createTtlCache,
+  type Logger,
+} from '@switchboard/service-kit';
 import type { ChannelCopyStore } from '../data-access/channel-copy-store';
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
@@ -21,20 +22,20 @@ export interface ChannelDirectoryOptions {
  * else — when messaging cannot answer — from the copy kept of its last answer.
  */
 export function createChannelDirectory(options: ChannelDirectoryOptions) {
-  const client = createOutboundClient({
-    name: 'messaging',
+  const client = createInternalClient({
+    service: 'messaging',
     baseURL: options.messagingUrl,
+    internalSecret: options.internalSecret,
     timeoutMs: 3_000,
     logger: options.logger,
   });
-  const memory = new Map<string, { channel: InboundChannel; expiresAt: number }>();
+  const memory = createTtlCache<string, InboundChannel>({
+    ttlMs: options.ttlMs,
+    maxEntries: 10_000,
+  });
 
   async function askMessaging(token: string): Promise<InboundChannel | null> {
-    const response = await client.request({
-      method: 'GET',
-      url: `/internal/channels/by-inbound-token/${token}`,
-      headers: { [INTERNAL_SECRET_HEADER]: options.internalSecret },
-    });
+    const response = await client.get(`/internal/channels/by-inbound-token/${token}`);
     if (response.status === 404) return null;
     if (response.status !== 200) throw new Error(`messaging answered ${response.status}`);
     return InboundChannelResponseSchema.parse(response.data).channel;
@@ -43,8 +44,8 @@ export function createChannelDirectory(options: ChannelDirectoryOptions) {
   return {
     async find(token: string, now = new Date()): Promise<InboundChannel | null> {
       if (!TOKEN_PATTERN.test(token)) return null;
-      const remembered = memory.get(token);
-      if (remembered && remembered.expiresAt > now.getTime()) return remembered.channel;
+      const remembered = memory.get(token, now.getTime());
+      if (remembered) return remembered;
 
       let channel: InboundChannel | null;
       try {
@@ -64,7 +65,7 @@ export function createChannelDirectory(options: ChannelDirectoryOptions) {
         await options.copies.remove(token);
         return null;
       }
-      memory.set(token, { channel, expiresAt: now.getTime() + options.ttlMs });
+      memory.set(token, channel, now.getTime());
       await options.copies.save(token, channel, now).catch((error: unknown) => {
         options.logger.warn({ err: error }, 'could not keep a copy of the channel');
       });

@@ -1,3 +1,4 @@
+import { createTtlCache } from '@switchboard/service-kit';
 import type { Channel, ChannelStore } from '../data-access/channel-store';
 
 /**
@@ -6,17 +7,13 @@ import type { Channel, ChannelStore } from '../data-access/channel-store';
  * through this process forgets the entry at once; other replicas see it within the TTL.
  */
 export function createChannelDirectory(store: ChannelStore, ttlMs: number) {
-  const remembered = new Map<number, { channel: Channel; expiresAt: number }>();
+  const remembered = createTtlCache<number, Channel>({ ttlMs, maxEntries: 10_000 });
   return {
     async find(company_id: number): Promise<Channel | null> {
       const hit = remembered.get(company_id);
-      if (hit && hit.expiresAt > Date.now()) return hit.channel;
+      if (hit) return hit;
       const channel = await store.findByCompany(company_id);
-      if (channel && ttlMs > 0) {
-        remembered.set(company_id, { channel, expiresAt: Date.now() + ttlMs });
-      } else {
-        remembered.delete(company_id);
-      }
+      if (channel) remembered.set(company_id, channel);
       return channel;
     },
     /** Drops the remembered channel after a change. */

@@ -11,7 +11,7 @@ import {
   classifyProviderResponse,
   unreachableFailure,
   type ProviderFailure,
-} from '../domain/sending/classify-provider-error';
+} from './provider-failure';
 
 export type CloudApiResult<T> = { ok: true; data: T } | { ok: false; failure: ProviderFailure };
 

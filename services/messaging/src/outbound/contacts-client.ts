@@ -1,20 +1,12 @@
 import {
   CONTACTS_INTERNAL_PATHS,
   ContactsByIdsResponseSchema,
-  ERROR_CODES,
-  INTERNAL_SECRET_HEADER,
   ResolveContactResponseSchema,
   orgHeaders,
   type Contact,
-  type ErrorCode,
   type OrgContext,
 } from '@switchboard/contracts';
-import {
-  AppError,
-  OutboundError,
-  createOutboundClient,
-  type Logger,
-} from '@switchboard/service-kit';
+import { createInternalClient, createTtlCache, type Logger } from '@switchboard/service-kit';
 
 /** What messaging needs of a contact. */
 export interface ContactRef {
@@ -44,43 +36,17 @@ export function createContactsClient(options: {
   cacheTtlMs: number;
   timeoutMs?: number;
 }) {
-  const client = createOutboundClient({
-    name: 'contacts',
+  const client = createInternalClient({
+    service: 'contacts',
     baseURL: options.baseURL,
-    timeoutMs: options.timeoutMs ?? 5_000,
+    internalSecret: options.internalSecret,
     logger: options.logger,
+    timeoutMs: options.timeoutMs,
   });
-  const cache = new Map<string, { contact: ContactRef; expiresAt: number }>();
-  const MAX_CACHED = 50_000;
-
-  async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-    try {
-      return await client.request({
-        method: 'POST',
-        url: path,
-        data: body,
-        headers: { [INTERNAL_SECRET_HEADER]: options.internalSecret, ...headers },
-      });
-    } catch (error) {
-      if (error instanceof OutboundError) {
-        throw new AppError('dependency_unavailable', 'The contacts service is unavailable', {
-          cause: error,
-        });
-      }
-      throw error;
-    }
-  }
-
-  /** Passes on a 4xx of contacts (e.g. the contact quota) as it was answered. */
-  function failed(status: number, data: unknown): AppError {
-    const body = (data ?? {}) as { code?: string; message?: string };
-    if (status >= 400 && status < 500 && body.code && body.code in ERROR_CODES) {
-      return new AppError(body.code as ErrorCode, body.message ?? 'Contacts refused the request', {
-        httpStatus: status,
-      });
-    }
-    return new AppError('dependency_unavailable', `The contacts service answered ${status}`);
-  }
+  const cache = createTtlCache<string, ContactRef>({
+    ttlMs: options.cacheTtlMs,
+    maxEntries: 50_000,
+  });
 
   return {
     /**
@@ -94,9 +60,9 @@ export function createContactsClient(options: {
       how: { name?: string; quotaOf?: OrgContext },
     ): Promise<ContactRef> {
       const key = `${company_id}:${phone}`;
-      const cached = cache.get(key);
-      if (cached && cached.expiresAt > Date.now() && !how.name) return cached.contact;
-      const response = await post(
+      const cached = how.name ? undefined : cache.get(key);
+      if (cached) return cached;
+      const response = await client.post(
         CONTACTS_INTERNAL_PATHS.resolve,
         {
           company_id,
@@ -107,19 +73,18 @@ export function createContactsClient(options: {
         how.quotaOf ? orgHeaders(how.quotaOf) : {},
       );
       if (response.status !== 200 && response.status !== 201) {
-        throw failed(response.status, response.data);
+        throw client.refusal(response);
       }
       const contact = toRef(ResolveContactResponseSchema.parse(response.data).contact);
-      if (cache.size >= MAX_CACHED) cache.clear();
-      cache.set(key, { contact, expiresAt: Date.now() + options.cacheTtlMs });
+      cache.set(key, contact);
       return contact;
     },
 
     /** The organization's contacts among `ids`; unknown ids (or another organization's) are left out. */
     async byIds(company_id: number, ids: number[]): Promise<ContactRef[]> {
       if (ids.length === 0) return [];
-      const response = await post(CONTACTS_INTERNAL_PATHS.byIds, { company_id, ids });
-      if (response.status !== 200) throw failed(response.status, response.data);
+      const response = await client.post(CONTACTS_INTERNAL_PATHS.byIds, { company_id, ids });
+      if (response.status !== 200) throw client.refusal(response);
       return ContactsByIdsResponseSchema.parse(response.data).contacts.map(toRef);
     },
 

@@ -1,9 +1,6 @@
 import { SendMessageRequestSchema } from '@switchboard/contracts';
 import type { CloudApiClient, CloudApiResult, SendAccepted } from '../../src/outbound/cloud-api';
-import {
-  classifyProviderResponse,
-  unreachableFailure,
-} from '../../src/domain/sending/classify-provider-error';
+import { classifyProviderResponse, unreachableFailure } from '../../src/outbound/provider-failure';
 import { contentOfMessage } from '../../src/domain/sending/content-of';
 import { createPacing, deliverToProvider } from '../../src/domain/sending/deliver-to-provider';
 

@@ -4,7 +4,7 @@ import {
   checkLimits,
   type OutboundContent,
 } from '../../src/domain/sending/build-provider-message';
-import { classifyProviderResponse } from '../../src/domain/sending/classify-provider-error';
+import { classifyProviderResponse } from '../../src/outbound/provider-failure';
 import { TokenBucket } from '../../src/domain/sending/token-bucket';
 
 describe('buildProviderMessage (as the Cloud API documents it)', () => {

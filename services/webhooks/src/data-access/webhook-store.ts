@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { EVENT_NAMES, type EventName } from '@switchboard/contracts';
-import { nextId } from '@switchboard/service-kit';
+import { createTtlCache, loadThrough, nextId } from '@switchboard/service-kit';
 
 export interface StoredWebhook {
   _id: number;
@@ -42,36 +42,6 @@ webhookSchema.index({ company_id: 1, events: 1, active: 1 });
 
 export type WebhookChanges = Partial<Pick<StoredWebhook, 'name' | 'url' | 'events'>>;
 
-interface Cached<T> {
-  value: Promise<T>;
-  expires: number;
-}
-
-/** A tiny read-through cache: every attempt and every event asks for webhooks, by id or company. */
-class ReadCache<K, T> {
-  private readonly entries = new Map<K, Cached<T>>();
-  constructor(private readonly ttlMs: number) {}
-
-  get(key: K, load: () => Promise<T>): Promise<T> {
-    const now = Date.now();
-    const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
-    if (this.entries.size > 10_000) this.purge(now);
-    const value = load();
-    this.entries.set(key, { value, expires: now + this.ttlMs });
-    value.catch(() => this.entries.delete(key));
-    return value;
-  }
-
-  forget(key: K): void {
-    this.entries.delete(key);
-  }
-
-  private purge(now: number): void {
-    for (const [key, entry] of this.entries) if (entry.expires <= now) this.entries.delete(key);
-  }
-}
-
 /**
  * Webhooks, scoped to their organization. Reads on the delivery path go through a short cache
  * that this process's own writes clear at once; a change made through another replica is seen
@@ -79,11 +49,13 @@ class ReadCache<K, T> {
  */
 export function createWebhookStore(db: Connection, options: { cacheTtlMs: number }) {
   const Webhooks = db.model<StoredWebhook>('Webhook', webhookSchema);
-  const byId = new ReadCache<number, StoredWebhook | null>(options.cacheTtlMs);
-  const byCompany = new ReadCache<number, StoredWebhook[]>(options.cacheTtlMs);
+  // Read-through: every delivery attempt and every event asks for webhooks, by id or company.
+  const cacheOptions = { ttlMs: options.cacheTtlMs, maxEntries: 10_000 };
+  const byId = createTtlCache<number, Promise<StoredWebhook | null>>(cacheOptions);
+  const byCompany = createTtlCache<number, Promise<StoredWebhook[]>>(cacheOptions);
   const changed = (webhook: { _id: number; company_id: number }) => {
-    byId.forget(webhook._id);
-    byCompany.forget(webhook.company_id);
+    byId.delete(webhook._id);
+    byCompany.delete(webhook.company_id);
   };
 
   return {
@@ -107,12 +79,12 @@ export function createWebhookStore(db: Connection, options: { cacheTtlMs: number
 
     /** For the delivery path: cached. */
     findById(id: number): Promise<StoredWebhook | null> {
-      return byId.get(id, () => Webhooks.findById(id).lean<StoredWebhook>().exec());
+      return loadThrough(byId, id, () => Webhooks.findById(id).lean<StoredWebhook>().exec());
     },
 
     /** The organization's active webhooks subscribed to `event`; for the event consumer, cached. */
     async findSubscribed(company_id: number, event: EventName): Promise<StoredWebhook[]> {
-      const all = await byCompany.get(company_id, () =>
+      const all = await loadThrough(byCompany, company_id, () =>
         Webhooks.find({ company_id }).lean<StoredWebhook[]>().exec(),
       );
       return all.filter((webhook) => webhook.active && webhook.events.includes(event));

@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
 import {
   BrokerEventSchema,
@@ -18,14 +16,13 @@ import {
   dropDatabasesWithPrefix,
   isolatedAmqpUrl,
   jsonBody,
+  rabbitAdmin,
   randomSecret,
   uniquePrefix,
   type LooseJson,
 } from '../../../../test/support/test-infra';
 
 export { brokerEvent } from './events';
-
-const run = promisify(execFile);
 
 /** Shrunk delays so that a whole retry schedule fits in a test. */
 export const FAST_ENV = {
@@ -138,26 +135,10 @@ export async function startHarness(
       await channel.waitForConfirms();
     },
     async killBrokerConnection() {
-      const { stdout } = await run('rabbitmqctl', [
-        'list_connections',
-        'pid',
-        'vhost',
-        'client_properties',
-        '--no-table-headers',
-        '-q',
-      ]);
-      const ours = stdout
-        .split('\n')
-        .filter((line) => line.split('\t')[1] === vhost)
-        .filter((line) => line.includes('{"connection_name","webhooks"}'));
-      if (ours.length === 0) throw new Error(`no webhooks connection in ${vhost}`);
-      for (const line of ours) {
-        await run('rabbitmqctl', [
-          'close_connection',
-          line.split('\t')[0]!,
-          'test: broker restart',
-        ]);
-      }
+      await rabbitAdmin.closeConnections(
+        (connection) => connection.vhost === vhost && connection.connectionName === 'webhooks',
+        { reason: 'test: broker restart' },
+      );
     },
     async restart(env2 = currentEnv) {
       await service.stop();

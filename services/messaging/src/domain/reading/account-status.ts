@@ -1,5 +1,5 @@
 import type { AccountStatusResponse } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
+import { AppError, createTtlCache, loadThrough } from '@switchboard/service-kit';
 import type { AccountNotice } from '../../data-access/channel-store';
 import type { CloudApi } from '../../outbound/cloud-api';
 import type { ChannelDirectory } from '../channel-directory';
@@ -36,21 +36,18 @@ export function createAccountStatusReader(
   },
   ttlMs: number,
 ) {
-  const cache = new Map<number, { at: number; answer: Promise<AccountStatusResponse> }>();
-  function ask(company_id: number): Promise<AccountStatusResponse> {
-    const hit = cache.get(company_id);
-    if (hit && Date.now() - hit.at < ttlMs) return hit.answer;
-    const answer = getAccountStatus(deps, company_id);
-    cache.set(company_id, { at: Date.now(), answer });
-    // A failed or disconnected answer is not kept: the next call asks again.
-    answer.then(
-      (status) => {
-        if (status.connection_state !== 'connected') cache.delete(company_id);
-      },
-      () => cache.delete(company_id),
+  const cache = createTtlCache<number, Promise<AccountStatusResponse>>({
+    ttlMs,
+    maxEntries: 10_000,
+  });
+  // A failed or disconnected answer is not kept: the next call asks again.
+  const ask = (company_id: number): Promise<AccountStatusResponse> =>
+    loadThrough(
+      cache,
+      company_id,
+      () => getAccountStatus(deps, company_id),
+      (status) => status.connection_state === 'connected',
     );
-    return answer;
-  }
   return {
     /** The provider's answer (cached), with the latest account notice read fresh on top. */
     async read(company_id: number): Promise<AccountStatusResponse> {

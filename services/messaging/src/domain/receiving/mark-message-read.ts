@@ -4,7 +4,7 @@ import type { ConversationStore } from '../../data-access/conversation-store';
 import type { MessageStore } from '../../data-access/message-store';
 import type { CloudApi } from '../../outbound/cloud-api';
 import type { ChannelDirectory } from '../channel-directory';
-import type { ProviderFailure } from '../sending/classify-provider-error';
+import type { ProviderFailure } from '../../outbound/provider-failure';
 
 export interface MarkReadDeps {
   messages: Pick<MessageStore, 'findOwn'>;

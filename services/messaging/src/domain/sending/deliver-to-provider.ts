@@ -1,5 +1,5 @@
 import type { CloudApiClient } from '../../outbound/cloud-api';
-import type { ProviderFailure } from './classify-provider-error';
+import type { ProviderFailure } from '../../outbound/provider-failure';
 import { TokenBucket } from './token-bucket';
 
 export interface RetryPolicy {

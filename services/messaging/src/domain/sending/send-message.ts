@@ -33,7 +33,7 @@ import {
   previewOf,
   type OutboundContent,
 } from './build-provider-message';
-import type { ProviderFailure } from './classify-provider-error';
+import type { ProviderFailure } from '../../outbound/provider-failure';
 import { resolveReferences } from './resolve-references';
 import { deliverToProvider, type Pacing, type RetryPolicy } from './deliver-to-provider';
 import { refuseUnsubscribed } from './refuse-unsubscribed';
@@ -111,9 +111,13 @@ const INTERRUPTED: ProviderFailure = {
   kind: 'unavailable',
 };
 
+/** The reason of the conflict answered while another attempt holds the send's lease. */
+export const SEND_IN_PROGRESS = 'send_in_progress';
+
 const inProgress = () =>
   new AppError('conflict', 'A request with this Idempotency-Key is still being processed', {
     details: { retry_after_seconds: 1 },
+    reason: SEND_IN_PROGRESS,
   });
 
 function failureAnswer(messageId: number, failure: ProviderFailure): SendAnswer {

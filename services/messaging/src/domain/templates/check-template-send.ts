@@ -1,9 +1,13 @@
 import { AppError } from '@switchboard/service-kit';
 import type { TemplateStore } from '../../data-access/template-store';
-import type { OutboundContent } from '../sending/build-provider-message';
 import { checkTemplateParameters } from './template-rules';
 
-type TemplateContent = Extract<OutboundContent, { kind: 'template' }>;
+/** What a template send names: the template, its language and the parameters filled in. */
+export interface TemplateUse {
+  name: string;
+  language: string;
+  components: unknown[];
+}
 
 /**
  * A template send is refused here, before any quota or provider call, when the
@@ -12,7 +16,7 @@ type TemplateContent = Extract<OutboundContent, { kind: 'template' }>;
 export async function checkTemplateSendable(
   templates: Pick<TemplateStore, 'find'>,
   company_id: number,
-  content: TemplateContent,
+  content: TemplateUse,
 ): Promise<void> {
   const template = await templates.find(company_id, content.name, content.language);
   if (!template) {

@@ -14,7 +14,7 @@ import {
 } from '../../data-access/template-store';
 import type { CloudApi, CloudApiClient, ProviderTemplate } from '../../outbound/cloud-api';
 import type { ChannelDirectory } from '../channel-directory';
-import type { ProviderFailure } from '../sending/classify-provider-error';
+import type { ProviderFailure } from '../../outbound/provider-failure';
 import { checkTemplateCreation } from './template-rules';
 
 export interface TemplateDeps {

@@ -14,7 +14,12 @@ import {
   type Logger,
 } from '@switchboard/service-kit';
 import { contentOfCommand } from '../../domain/sending/content-of';
-import { SendDeferred, type SendRequest, type Sender } from '../../domain/sending/send-message';
+import {
+  SEND_IN_PROGRESS,
+  SendDeferred,
+  type SendRequest,
+  type Sender,
+} from '../../domain/sending/send-message';
 
 /** Refusals a retry cannot change: the command is parked with the reason. */
 const FINAL_CODES = new Set(['quota_exceeded', 'not_found', 'validation_failed', 'provider_error']);
@@ -118,7 +123,7 @@ export async function consumeSendCommands(
         if (error instanceof AppError && error.code === 'conflict') {
           // Still being sent under another attempt's lease: after a crash that lease outlasts
           // the attempts a command has, so waiting for it must not spend them.
-          if (/still being/.test(error.message)) throw new RetryLaterError(error.message);
+          if (error.reason === SEND_IN_PROGRESS) throw new RetryLaterError(error.message);
           throw new PermanentError(error.message, { reason: `conflict: ${error.message}` });
         }
         throw error;
