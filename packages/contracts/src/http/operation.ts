@@ -30,6 +30,11 @@ export interface Operation {
    * it); the gateway streams such forms through rather than reading them whole.
    */
   fileField?: string;
+  /**
+   * The 200 answer is a stream of server-sent events (`text/event-stream`) whose frames carry
+   * `responses[200]` as their `data:`, rather than one JSON document.
+   */
+  eventStream?: boolean;
   /** Success responses by HTTP status; error responses are added to every operation. */
   responses: { [status: number]: z.ZodType };
 }
