@@ -67,7 +67,7 @@ export async function startLiveEvents(deps: {
           run: async () => {
             const hashes = streams.sessionHashes();
             if (hashes.length === 0) return;
-            streams.endAllBut(await sessions.stillSignedIn(hashes), 'session ended');
+            streams.endEnded(hashes, await sessions.stillSignedIn(hashes), 'session ended');
           },
         }),
       );

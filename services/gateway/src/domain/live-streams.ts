@@ -83,9 +83,14 @@ export function createLiveStreams(limits: LiveStreamLimits) {
       return [...new Set(all().map((stream) => stream.sessionHash))];
     },
 
-    /** Ends the streams of sessions not among `signedIn`. */
-    endAllBut(signedIn: Set<string>, reason: string): void {
-      for (const stream of all()) if (!signedIn.has(stream.sessionHash)) stream.end(reason);
+    /**
+     * Ends the streams of the sessions `checked` that are not `signedIn` (a stream opened while
+     * the check ran was not checked, and stays).
+     */
+    endEnded(checked: string[], signedIn: Set<string>, reason: string): void {
+      const ended = new Set(checked.filter((hash) => !signedIn.has(hash)));
+      if (ended.size === 0) return;
+      for (const stream of all()) if (ended.has(stream.sessionHash)) stream.end(reason);
     },
 
     endAll(reason: string): void {
