@@ -122,13 +122,17 @@ export async function openLiveStream(
             resolve(matched);
           } else if (endedFlag) {
             cleanup();
-            reject(new Error(`stream ended with ${matched.length} of ${count} frames: ${describe()}`));
+            reject(
+              new Error(`stream ended with ${matched.length} of ${count} frames: ${describe()}`),
+            );
           }
         };
         const describe = () => JSON.stringify(frames.map((f) => [f.id, f.event]));
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`timed out with ${frames.filter(match).length} of ${count}: ${describe()}`));
+          reject(
+            new Error(`timed out with ${frames.filter(match).length} of ${count}: ${describe()}`),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);
@@ -139,7 +143,8 @@ export async function openLiveStream(
       });
     },
     lastEventId() {
-      for (let i = frames.length - 1; i >= 0; i--) if (frames[i]!.id !== undefined) return frames[i]!.id;
+      for (let i = frames.length - 1; i >= 0; i--)
+        if (frames[i]!.id !== undefined) return frames[i]!.id;
       return undefined;
     },
     close() {

@@ -38,7 +38,10 @@ export async function startLiveEvents(deps: {
   const jobs: { stop(): Promise<void> }[] = [];
 
   return {
-    routes(router: Router, auth: { sessions: Sessions; cookie: SessionCookie; limits: RateLimits }) {
+    routes(
+      router: Router,
+      auth: { sessions: Sessions; cookie: SessionCookie; limits: RateLimits },
+    ) {
       liveEventsRoute(router, {
         ...auth,
         streams,
@@ -58,7 +61,10 @@ export async function startLiveEvents(deps: {
           everyMs: Math.min(60_000, Math.ceil(config.LIVE_EVENT_RETENTION_MS / 2)),
           logger,
           run: () =>
-            log.trim(new Date(Date.now() - config.LIVE_EVENT_RETENTION_MS), config.LIVE_EVENT_LOG_MAX),
+            log.trim(
+              new Date(Date.now() - config.LIVE_EVENT_RETENTION_MS),
+              config.LIVE_EVENT_LOG_MAX,
+            ),
         }),
         startPeriodicJob({
           name: 'live-stream-sessions',

@@ -42,9 +42,9 @@ export const LIVE_EVENTS_DESCRIPTION =
   'Server-sent events (`text/event-stream`) for the signed-in user: new messages, their ' +
   'statuses, conversation assignment and status changes (`conversation_updated`) and campaign ' +
   "progress (`campaign_progress`, a few per second per campaign) of the user's own " +
-  'organization, in order. Each event frame has `id:` (the event\'s place in the stream), ' +
+  "organization, in order. Each event frame has `id:` (the event's place in the stream), " +
   '`event:` (its name) and `data:` (the event as JSON: `id`, `event`, `timestamp`, ' +
-  '`company_id`, `data`, and `campaign_id` for a campaign\'s message). The first frame is ' +
+  "`company_id`, `data`, and `campaign_id` for a campaign's message). The first frame is " +
   '`ready`; a comment line comes every 15 seconds when nothing else does. A reconnect that ' +
   'sends `Last-Event-ID` (EventSource does) gets every event it missed while they are kept ' +
   '(at least 15 minutes), otherwise a `reset` frame: reload, then follow on. The stream ends ' +

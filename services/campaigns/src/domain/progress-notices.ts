@@ -6,7 +6,10 @@ import type { StoredCampaign } from '../data-access/campaign-store';
 /** At most this often per campaign (and process) a `campaign_progress` goes out. */
 export const PROGRESS_NOTICE_EVERY_MS = 250;
 
-export function campaignProgress(campaign: StoredCampaign, now = new Date()): CampaignProgressEvent {
+export function campaignProgress(
+  campaign: StoredCampaign,
+  now = new Date(),
+): CampaignProgressEvent {
   return {
     id: randomUUID(),
     event: 'campaign_progress',

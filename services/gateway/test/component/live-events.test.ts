@@ -167,7 +167,15 @@ function campaignProgress(company_id: number): LiveEvent {
     event: 'campaign_progress',
     timestamp: new Date().toISOString(),
     company_id,
-    data: { campaign_id: 3, status: 'started', total: 10, sent: 4, delivered: 2, read: 1, failed: 0 },
+    data: {
+      campaign_id: 3,
+      status: 'started',
+      total: 10,
+      sent: 4,
+      delivered: 2,
+      read: 1,
+      failed: 0,
+    },
   };
 }
 
@@ -277,7 +285,8 @@ describe('the live stream', () => {
   test('when a user opens more streams than allowed, then the next one answers 429 and closing one makes room', async () => {
     const a = await signedInOrganization();
     const opened = [];
-    for (let i = 0; i < 3; i++) opened.push(await openReady(stack.gateway.url, { cookie: a.owner.cookie }));
+    for (let i = 0; i < 3; i++)
+      opened.push(await openReady(stack.gateway.url, { cookie: a.owner.cookie }));
     const refused = await open(stack.gateway.url, { cookie: a.owner.cookie });
     expect(refused.status).toBe(429);
     opened[0]!.close();
@@ -336,4 +345,3 @@ describe('the live stream', () => {
     expect(eventIdsOf(frames)).toEqual([live.id]);
   });
 });
-

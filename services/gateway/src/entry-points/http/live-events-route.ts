@@ -1,9 +1,5 @@
 import type { Request, Response, Router } from 'express';
-import {
-  LIVE_EVENTS_PATH,
-  LiveEventIdSchema,
-  LiveEventsQuerySchema,
-} from '@switchboard/contracts';
+import { LIVE_EVENTS_PATH, LiveEventIdSchema, LiveEventsQuerySchema } from '@switchboard/contracts';
 import { AppError, parseInput, type Logger } from '@switchboard/service-kit';
 import type { LiveEventLog } from '../../data-access/live-event-log';
 import type { FeedEntry, LiveStream, LiveStreams } from '../../domain/live-streams';
