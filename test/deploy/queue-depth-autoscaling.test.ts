@@ -8,10 +8,14 @@ const COMPONENT = path.join(K8S_DIR, 'components', 'queue-depth-autoscaling');
 /** What an overlay with `resources: [../../base]` and this component renders. */
 const objects = renderKustomization(path.join(K8S_DIR, 'base'), [COMPONENT]);
 
-/** Each broker consumer's work queues, from the shared topology (retry and parking queues aside). */
+/**
+ * Each broker consumer's work queues, from the shared topology (retry and parking queues aside,
+ * and queues with a single active consumer: more replicas would not read them faster).
+ */
 const workQueues = new Map<string, string[]>();
 for (const item of BROKER_TOPOLOGY) {
   if (item.kind !== 'queue' || (item as QueueDeclaration).role !== 'work') continue;
+  if (item.arguments['x-single-active-consumer'] === true) continue;
   workQueues.set(item.owner, [...(workQueues.get(item.owner) ?? []), item.name].sort());
 }
 

@@ -1,3 +1,4 @@
+import { CONSOLE_EXCHANGE } from './events/console-events';
 import type { ServiceName } from './service-names';
 
 /** ARCHITECTURE §6. Everything is durable; messages are persistent. */
@@ -6,15 +7,24 @@ export const EXCHANGES = {
   commands: 'svc.commands',
   events: 'svc.events',
   webhooksRetry: 'svc.webhooks.retry',
+  /** Events for the console's signed-in users only (console-events.ts), by event name. */
+  console: CONSOLE_EXCHANGE,
+  /**
+   * The gateway's live feed: each batch of events once written to the live event log, with
+   * its ids, fanned out to every gateway replica's own temporary queue.
+   */
+  liveFeed: 'gateway.live-feed',
 } as const;
 export type ExchangeName = (typeof EXCHANGES)[keyof typeof EXCHANGES];
-export type ExchangeType = 'topic' | 'direct';
+export type ExchangeType = 'topic' | 'direct' | 'fanout';
 
 export const EXCHANGE_TYPES: Record<ExchangeName, ExchangeType> = {
   [EXCHANGES.provider]: 'topic',
   [EXCHANGES.commands]: 'direct',
   [EXCHANGES.events]: 'topic',
   [EXCHANGES.webhooksRetry]: 'direct',
+  [EXCHANGES.console]: 'topic',
+  [EXCHANGES.liveFeed]: 'fanout',
 };
 
 /** Events on `svc.events` are routed by their event name, e.g. `message_received`. */
@@ -47,6 +57,7 @@ export const QUEUES = {
   webhooksRetry60s: 'webhooks.retry.60s',
   campaignsEvents: 'campaigns.events',
   campaignsAutomation: 'campaigns.automation',
+  gatewayLiveEvents: 'gateway.live-events',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -123,7 +134,7 @@ export interface QueueDeclaration {
   /** The service that declares the queue and, for `work` queues, consumes it. */
   owner: ServiceName;
   role: 'work' | 'retry' | 'dead';
-  arguments: Readonly<Record<string, string | number>>;
+  arguments: Readonly<Record<string, string | number | boolean>>;
 }
 export interface BindingDeclaration {
   kind: 'binding';
@@ -162,6 +173,19 @@ const workQueue = (name: string, owner: ServiceName, withRetry: boolean): QueueD
   },
 ];
 
+/**
+ * What the console's live updates carry from `svc.events` (with every event of `svc.console`):
+ * messages, their statuses and campaigns; an organization's other events are its webhooks'.
+ */
+export const LIVE_EVENT_NAMES = [
+  'message_received',
+  'message_sent',
+  'message_failed',
+  'message_status_updated',
+  'campaign_started',
+  'campaign_completed',
+] as const;
+
 /** What a campaign's progress follows; `message_received` is for automated replies. */
 const PROGRESS_EVENTS = ['message_sent', 'message_failed', 'message_status_updated'] as const;
 
@@ -193,6 +217,36 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
   // Automated answers on a queue of their own: a slow answer never holds up progress.
   ...workQueue(QUEUES.campaignsAutomation, 'campaigns', true),
   ...bind(EXCHANGES.events, QUEUES.campaignsAutomation, ['message_received']),
+
+  declareExchange(EXCHANGES.console, ['messaging', 'campaigns']),
+  declareExchange(EXCHANGES.liveFeed, ['gateway']),
+  // The live event log's writer: one consumer at a time over all gateway replicas (another
+  // takes over when it goes), so that ids are given in the order events arrived.
+  {
+    kind: 'queue',
+    name: QUEUES.gatewayLiveEvents,
+    owner: 'gateway',
+    role: 'work',
+    arguments: {
+      ...workQueueArguments(deadQueueFor(QUEUES.gatewayLiveEvents)),
+      'x-single-active-consumer': true,
+    },
+  },
+  delayQueue(
+    retryQueueFor(QUEUES.gatewayLiveEvents),
+    'gateway',
+    CONSUMER_RETRY_DELAY_MS,
+    QUEUES.gatewayLiveEvents,
+  ),
+  {
+    kind: 'queue',
+    name: deadQueueFor(QUEUES.gatewayLiveEvents),
+    owner: 'gateway',
+    role: 'dead',
+    arguments: parkingQueueArguments(),
+  },
+  ...bind(EXCHANGES.events, QUEUES.gatewayLiveEvents, LIVE_EVENT_NAMES),
+  ...bind(EXCHANGES.console, QUEUES.gatewayLiveEvents, ['#']),
 ];
 
 /**

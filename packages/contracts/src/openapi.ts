@@ -6,6 +6,7 @@ import { CAMPAIGN_OPERATIONS } from './http/campaigns-api';
 import { CONTACTS_OPERATIONS } from './http/contacts-api';
 import { FLOW_OPERATIONS } from './http/flows-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
+import { LIVE_EVENT_OPERATIONS } from './http/live-events-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
 import { TEMPLATE_OPERATIONS } from './http/templates-api';
@@ -17,6 +18,7 @@ export const ALL_OPERATIONS: readonly Operation[] = [
   ...GATEWAY_OPERATIONS,
   ...SESSION_OPERATIONS,
   ...USER_OPERATIONS,
+  ...LIVE_EVENT_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...CONTACTS_OPERATIONS,
   ...MESSAGING_OPERATIONS,
@@ -162,12 +164,28 @@ const SECURITY: Record<Operation['auth'], Record<string, string[]>[]> = {
 function describeOperation(operation: Operation) {
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(operation.responses)) {
-    responses[status] = {
-      description: 'Success',
-      content: operation.binaryResponse
-        ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
-        : jsonContent(toJsonSchema(schema, 'output')),
-    };
+    responses[status] = operation.eventStream
+      ? {
+          description:
+            'A stream of server-sent events; the `data:` of each event frame is JSON of the ' +
+            '`x-event-data` schema.',
+          content: {
+            'text/event-stream': {
+              schema: { type: 'string' },
+              'x-event-data': toJsonSchema(schema, 'output'),
+            },
+          },
+        }
+      : {
+          description: 'Success',
+          content: operation.binaryResponse
+            ? {
+                '*/*': {
+                  schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+                },
+              }
+            : jsonContent(toJsonSchema(schema, 'output')),
+        };
   }
   const error = (description: string) => ({ description, content: jsonContent(ERROR_SCHEMA_REF) });
   if (operation.auth !== 'none') responses['401'] = error('Invalid token');

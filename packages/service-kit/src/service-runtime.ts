@@ -34,6 +34,11 @@ export interface ServiceParts {
   /** A public hot path answered before express (the gateway's proxied operations). */
   preRoute?: PreRoute;
   startConsumers?: () => Promise<void>;
+  /**
+   * Runs first when stopping, before HTTP stops accepting: ends answers that never finish by
+   * themselves (event streams), which HTTP would otherwise wait for until its timeout.
+   */
+  onStopping?: () => void;
   /** Runs after HTTP and consumers have drained, before the broker and database close. */
   onStop?: () => Promise<void>;
 }
@@ -135,6 +140,7 @@ async function startRuntime<C extends ServiceConfig>(
         if (stopping) return;
         stopping = true;
         logger.info('stopping');
+        parts.onStopping?.();
         await broker?.cancelConsumers();
         await http.close(config.SHUTDOWN_TIMEOUT_MS);
         await parts.onStop?.();

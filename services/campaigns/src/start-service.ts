@@ -23,6 +23,7 @@ import { createFlowResponder } from './domain/automation/flows/flow-responder';
 import { createReplyResponders } from './domain/automation/reply-responders';
 import type { Responder } from './domain/automation/responder';
 import type { CampaignsDeps } from './domain/dependencies';
+import { createProgressNotices } from './domain/progress-notices';
 import { consumeInboundForAutomation } from './entry-points/broker/automation-consumer';
 import { consumeProgressEvents } from './entry-points/broker/progress-consumer';
 import { aiBotRoutes } from './entry-points/http/ai-bot-routes';
@@ -105,6 +106,14 @@ export function startService(
         graceMs: config.EVENT_RELAY_GRACE_MS,
         leases,
       });
+      const notices = createProgressNotices({
+        findMany: (ids) => campaigns.findManyByIds(ids),
+        publish: async (event) => {
+          if (!broker) throw new Error('campaigns runs without a broker');
+          await broker.publish(EXCHANGES.console, event.event, event, { messageId: event.id });
+        },
+        logger,
+      });
       const base = {
         campaigns,
         recipients,
@@ -120,6 +129,7 @@ export function startService(
         },
         logger,
         dispatchPageSize: config.DISPATCH_PAGE_SIZE,
+        progressChanged: notices.changed,
       };
       const dispatcher = createDispatcher(base);
       const deps: CampaignsDeps = { ...base, dispatchSoon: dispatcher.dispatchSoon };
@@ -190,6 +200,7 @@ export function startService(
         onStop: async () => {
           await jobs?.stop();
           await dispatcher.idle();
+          await notices.stop();
           await relay.stop();
           await aiBot.shutdown();
           clients.shutdown();

@@ -68,6 +68,28 @@ export const gatewayConfigSchema = z.object({
    */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
+  /**
+   * How long the live event log keeps an event: a console reconnecting within this time (to any
+   * replica) gets every event it missed; later it is told to reload.
+   */
+  LIVE_EVENT_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(15 * 60_000),
+  /** The live event log keeps at most this many events (all organizations), newest first. */
+  LIVE_EVENT_LOG_MAX: z.coerce.number().int().min(1).default(100_000),
+  /** Live streams one user may hold open on one replica (tabs); more answer 429. */
+  LIVE_STREAMS_PER_USER: z.coerce.number().int().min(1).default(5),
+  /** Live streams one organization may hold open on one replica; more answer 429. */
+  LIVE_STREAMS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(100),
+  /**
+   * How often each replica checks the sessions of its open streams: a stream ends within this
+   * time of its session ending (sign-out, deactivation, expiry) on any replica.
+   */
+  LIVE_SESSION_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** A comment line on every idle stream this often, so that proxies keep the connection. */
+  LIVE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
 });
 
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -18,6 +18,7 @@ import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
 import { ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
+import { startLiveEvents } from './start-live-events';
 import { startUsers } from './start-users';
 
 /** The only process customers reach: authenticates tokens and proxies each operation to its owner. */
@@ -25,9 +26,8 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
   return startServiceRuntime({
     service: 'gateway',
     config,
-    useBroker: false,
     publicFacing: true,
-    async setup({ db, logger, metrics, leases }) {
+    async setup({ db, broker, logger, metrics, leases }) {
       const store = createOrganizationStore(db);
       await store.init();
       const authenticator = createTokenAuthenticator(store, config.TOKEN_CACHE_TTL_MS);
@@ -64,6 +64,8 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
         limits,
         leases,
       });
+      if (!broker) throw new Error('the gateway needs the broker for live updates');
+      const live = await startLiveEvents({ config, db, broker, logger, leases });
       const metricsListener =
         config.METRICS_PORT === undefined
           ? undefined
@@ -108,9 +110,13 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           });
           internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
           users.routes(router);
+          live.routes(router, { sessions: users.sessions, cookie: users.cookie, limits });
           apiRoutes(router, { authenticator, proxy, limits, authenticate: users.authenticate });
         },
+        startConsumers: () => live.start(users.sessions),
+        onStopping: () => live.endStreams(),
         onStop: async () => {
+          await live.stop();
           await users.stop();
           proxy.shutdown();
           await metricsListener?.close(config.SHUTDOWN_TIMEOUT_MS);

@@ -64,6 +64,8 @@ export async function startUsers(deps: {
   const authenticate = requireCaller({ authenticator, sessions, cookie, limits });
 
   return {
+    sessions,
+    cookie,
     /** Token or session: the authentication of every `/api/svc` route. */
     authenticate,
     ownerFor: (request: Parameters<typeof ownerMakerFor>[1]) => ownerMakerFor(userDeps, request),

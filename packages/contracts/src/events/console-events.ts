@@ -46,6 +46,8 @@ export const CampaignProgressEventSchema = envelope(
   }),
 );
 
+export type CampaignProgressEvent = z.infer<typeof CampaignProgressEventSchema>;
+
 export const ConsoleEventSchema = z.discriminatedUnion('event', [
   ConversationUpdatedEventSchema,
   CampaignProgressEventSchema,

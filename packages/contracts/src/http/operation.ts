@@ -32,6 +32,11 @@ export interface Operation {
   fileField?: string;
   /** The 200 answer is a file's bytes with the file's own content type, not JSON. */
   binaryResponse?: boolean;
+  /**
+   * The 200 answer is a stream of server-sent events (`text/event-stream`) whose frames carry
+   * `responses[200]` as their `data:`, rather than one JSON document.
+   */
+  eventStream?: boolean;
   /** Success responses by HTTP status; error responses are added to every operation. */
   responses: { [status: number]: z.ZodType };
 }

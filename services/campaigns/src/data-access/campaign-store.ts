@@ -127,6 +127,13 @@ export function createCampaignStore(db: Connection) {
       return Campaigns.findById(String(id)).lean<StoredCampaign>().exec();
     },
 
+    /** Campaigns by id, in one query (those that exist). */
+    findManyByIds(ids: number[]): Promise<StoredCampaign[]> {
+      return Campaigns.find({ _id: op({ $in: ids.map(String) }) })
+        .lean<StoredCampaign[]>()
+        .exec();
+    },
+
     list(
       company_id: number,
       type?: CampaignType,

@@ -15,6 +15,8 @@ export interface CampaignsDeps {
   publishCommand(command: unknown, messageId: string): Promise<void>;
   /** Asks the dispatcher to hand a started campaign's messages over now. */
   dispatchSoon(campaign_id: number): void;
+  /** The campaign's counts or status moved: the console hears of it (throttled). */
+  progressChanged(campaign_id: number): void;
   logger: Logger;
   dispatchPageSize: number;
 }

@@ -47,7 +47,10 @@ export async function completeIfSettled(deps: CampaignsDeps, id: number): Promis
     { status: 'completed', completed_at: now },
     [campaignCompleted(campaign, now)],
   );
-  if (completed) deps.relay.relaySoon(deps.campaigns.outbox, String(id));
+  if (completed) {
+    deps.relay.relaySoon(deps.campaigns.outbox, String(id));
+    deps.progressChanged(id);
+  }
 }
 
 /** Progress a recipient moved by: each counter it passes, and settled when it leaves queued. */
@@ -196,5 +199,6 @@ export async function recountProgress(deps: CampaignsDeps, id: number): Promise<
     failed,
     settled: sent + failed,
   });
+  deps.progressChanged(id);
   await completeIfSettled(deps, id);
 }

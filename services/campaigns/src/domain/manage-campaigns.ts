@@ -141,6 +141,7 @@ export async function cancelCampaign(
     { status: 'canceled', completed_at: new Date() },
   );
   if (!canceled) throw new AppError('conflict', `id: campaign ${id} changed; try again`);
+  deps.progressChanged(id);
   if (campaign.status === 'started') deps.dispatchSoon(id);
   return findCampaign(deps, company_id, id);
 }

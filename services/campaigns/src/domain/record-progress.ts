@@ -55,6 +55,7 @@ export async function recordProgress(deps: CampaignsDeps, event: BrokerEvent): P
       // An API campaign's audience is its messages: each counts once, when it first settles.
       if (perMessage && inc.settled) inc.total_contacts = 1;
       await deps.campaigns.update(campaign_id, {}, {}, [], inc);
+      deps.progressChanged(campaign_id);
       if (!perMessage) await completeIfSettled(deps, campaign_id);
       return;
     }

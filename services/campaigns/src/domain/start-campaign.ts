@@ -93,6 +93,7 @@ export async function startCampaign(
       [campaignStarted(campaign, total, now)],
     );
     if (!started) throw new AppError('conflict', `id: campaign ${id} changed while starting`);
+    deps.progressChanged(id);
   } catch (error) {
     await giveBackStart(deps, campaign.company_id, attempt, month);
     await deps.campaigns.resetStart(id);

@@ -1,5 +1,9 @@
+import { connect, type ChannelModel } from 'amqplib';
 import {
   CAMPAIGN_OPERATIONS,
+  CONSOLE_EXCHANGE,
+  ConsoleEventSchema,
+  type CampaignProgressEvent,
   CONTACTS_INTERNAL_PATHS,
   CampaignResponseSchema,
   CampaignsResponseSchema,
@@ -22,12 +26,29 @@ import {
 jest.setTimeout(90_000);
 
 let system: MessagingSystem;
+let consoleTap: ChannelModel;
+/** Every event published on `svc.console`, in arrival order; any that breaks its contract fails. */
+const consoleEvents: CampaignProgressEvent[] = [];
 
 beforeAll(async () => {
   system = await startMessagingSystem('campaigns', { campaignsEnv: { DISPATCH_PAGE_SIZE: '7' } });
+  consoleTap = await connect(system.amqpUrl);
+  const channel = await consoleTap.createChannel();
+  const { queue } = await channel.assertQueue('', { exclusive: true });
+  await channel.bindQueue(queue, CONSOLE_EXCHANGE, 'campaign_progress');
+  await channel.consume(
+    queue,
+    (message) => {
+      if (!message) return;
+      const event = ConsoleEventSchema.parse(JSON.parse(message.content.toString()));
+      if (event.event === 'campaign_progress') consoleEvents.push(event);
+    },
+    { noAck: true },
+  );
 });
 
 afterAll(async () => {
+  await consoleTap?.close();
   await system?.stop();
 });
 
@@ -114,6 +135,40 @@ describe('a regular campaign, from start to completion', () => {
       (event) => event.event === 'message_sent' && event.campaign_id === campaign.id,
     );
     expect(sentEvents).toHaveLength(16);
+  });
+
+  test('when a campaign moves, then the console hears campaign_progress on svc.console, counts never going back, at most one per 250 ms, the last one completed with the final counts', async () => {
+    const org = await system.newOrganization('standard', 'Progress Co');
+    await contactsInGroup(org, 'watchers', 6);
+    const created = await org.api.post('createCampaign', {
+      name: 'Watched',
+      type: 'regular',
+      message: { type: 'text', text: 'Watch this' },
+      audience: { type: 'groups', group_ids: [await groupId(org, 'watchers')] },
+      send_now: true,
+    });
+    expect(created.status).toBe(201);
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    const progressOf = () => consoleEvents.filter((e) => e.data.campaign_id === campaign.id);
+
+    const last = await waitFor(async () => {
+      const final = progressOf().at(-1);
+      return final?.data.status === 'completed' && final.data.read === 6 ? final : undefined;
+    }, 30_000);
+    expect(last).toMatchObject({
+      company_id: org.company_id,
+      data: { campaign_id: campaign.id, total: 6, sent: 6, delivered: 6, read: 6, failed: 0 },
+    });
+    const progress = progressOf();
+    expect(progress.some((event) => event.data.status === 'started')).toBe(true);
+    for (const [earlier, later] of progress.slice(1).map((event, i) => [progress[i]!, event])) {
+      for (const count of ['sent', 'delivered', 'read'] as const) {
+        expect(later!.data[count]).toBeGreaterThanOrEqual(earlier!.data[count]);
+      }
+      expect(Date.parse(later!.timestamp) - Date.parse(earlier!.timestamp)).toBeGreaterThanOrEqual(
+        245,
+      );
+    }
   });
 
   test('when a recipient is undeliverable, then it counts as failed and the campaign still completes', async () => {

@@ -45,6 +45,14 @@ export function createSessionStore(db: Connection) {
       return Sessions.findOne({ session_hash }, projection).lean<Session>().exec();
     },
 
+    /** The sessions of these hashes that still exist, in one query. */
+    findMany(session_hashes: string[]): Promise<Session[]> {
+      if (session_hashes.length === 0) return Promise.resolve([]);
+      return Sessions.find({ session_hash: mongoose.trusted({ $in: session_hashes }) }, projection)
+        .lean<Session[]>()
+        .exec();
+    },
+
     async touch(session_hash: string, idle_expires_at: Date): Promise<void> {
       await Sessions.updateOne({ session_hash }, { $set: { idle_expires_at } });
     },

@@ -104,6 +104,14 @@ export function createUserStore(db: Connection) {
       return Users.findOne({ user_id }, projection).lean<User>().exec();
     },
 
+    /** The users of these ids that exist, in one query. */
+    findUsers(user_ids: number[]): Promise<User[]> {
+      if (user_ids.length === 0) return Promise.resolve([]);
+      return Users.find({ user_id: mongoose.trusted({ $in: user_ids }) }, projection)
+        .lean<User[]>()
+        .exec();
+    },
+
     /** The user of this organization with that id; another organization's user is not found. */
     findMember(company_id: number, user_id: number): Promise<User | null> {
       return Users.findOne({ company_id, user_id }, projection).lean<User>().exec();

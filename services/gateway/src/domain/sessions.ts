@@ -94,6 +94,25 @@ export function createSessions(deps: SessionDeps) {
       return { session, sessionHash, user, organization };
     },
 
+    /**
+     * Which of these sessions are still signed in (neither expiry passed, the user active), in
+     * two queries whatever their number; nothing is touched, so a long-lived stream does not
+     * keep an otherwise idle session alive.
+     */
+    async stillSignedIn(sessionHashes: string[], now = new Date()): Promise<Set<string>> {
+      const found = (await sessions.findMany(sessionHashes)).filter(
+        (session) => session.expires_at > now && session.idle_expires_at > now,
+      );
+      const active = new Set(
+        (await users.findUsers([...new Set(found.map((session) => session.user_id))]))
+          .filter((user) => user.active)
+          .map((user) => user.user_id),
+      );
+      return new Set(
+        found.filter((session) => active.has(session.user_id)).map((s) => s.session_hash),
+      );
+    },
+
     async end(sessionHash: string): Promise<void> {
       await sessions.delete(sessionHash);
     },

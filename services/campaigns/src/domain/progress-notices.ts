@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { CampaignProgressEvent } from '@switchboard/contracts';
+import type { Logger } from '@switchboard/service-kit';
+import type { StoredCampaign } from '../data-access/campaign-store';
+
+/** At most this often per campaign (and process) a `campaign_progress` goes out. */
+export const PROGRESS_NOTICE_EVERY_MS = 250;
+
+export function campaignProgress(
+  campaign: StoredCampaign,
+  now = new Date(),
+): CampaignProgressEvent {
+  return {
+    id: randomUUID(),
+    event: 'campaign_progress',
+    timestamp: now.toISOString(),
+    company_id: campaign.company_id,
+    data: {
+      campaign_id: campaign.id,
+      status: campaign.status,
+      total: campaign.total_contacts,
+      sent: campaign.sent,
+      delivered: campaign.delivered,
+      read: campaign.read,
+      failed: campaign.failed,
+    },
+  };
+}
+
+/**
+ * The console's view of campaigns moving: a campaign whose counts or status changed is noted,
+ * and at most every `everyMs` the campaigns noted meanwhile are read in one query and each
+ * published once with its counts as they stand then. A notice is a snapshot, so one lost (the
+ * broker away) is made good by the next; none is retried.
+ */
+export function createProgressNotices(deps: {
+  findMany(ids: number[]): Promise<StoredCampaign[]>;
+  publish(event: CampaignProgressEvent): Promise<void>;
+  logger: Logger;
+  everyMs?: number;
+}) {
+  const everyMs = deps.everyMs ?? PROGRESS_NOTICE_EVERY_MS;
+  let noted = new Set<number>();
+  let timer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> | undefined;
+  let stopped = false;
+
+  async function flush(): Promise<void> {
+    timer = undefined;
+    const ids = [...noted];
+    noted = new Set();
+    if (ids.length === 0) return;
+    try {
+      const campaigns = await deps.findMany(ids);
+      const now = new Date();
+      await Promise.all(campaigns.map((campaign) => deps.publish(campaignProgress(campaign, now))));
+    } catch (error) {
+      deps.logger.warn({ err: error, campaigns: ids.length }, 'campaign progress not published');
+    }
+  }
+
+  function schedule(): void {
+    if (timer || stopped) return;
+    timer = setTimeout(() => {
+      flushing = flush().finally(() => {
+        flushing = undefined;
+        if (noted.size > 0) schedule();
+      });
+    }, everyMs);
+  }
+
+  return {
+    /** The campaign's counts or status moved. */
+    changed(campaign_id: number): void {
+      noted.add(campaign_id);
+      if (!flushing) schedule();
+    },
+
+    /** Publishes what is noted, then no more. */
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+      await flushing;
+      await flush();
+    },
+  };
+}
+
+export type ProgressNotices = ReturnType<typeof createProgressNotices>;

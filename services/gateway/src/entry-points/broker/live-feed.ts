@@ -1,0 +1,100 @@
+import {
+  EXCHANGES,
+  LiveEventSchema,
+  LiveFeedBatchSchema,
+  QUEUES,
+  type LiveEvent,
+  type LiveFeedBatch,
+} from '@switchboard/contracts';
+import { createBatcher, type Broker, type Logger } from '@switchboard/service-kit';
+import type { LiveEventLog } from '../../data-access/live-event-log';
+import type { LiveStreams } from '../../domain/live-streams';
+import { writeLiveEvents } from '../../domain/write-live-events';
+
+type Channel = Parameters<Parameters<Broker['onConnect']>[0]>[0];
+
+/** Events gathered into one log write at most; more wait for the next. */
+const WRITE_BATCH = 200;
+
+/**
+ * `gateway.live-events`: every event the console shows, written to the live event log in
+ * batches and fanned out. The queue has a single active consumer across the replicas, so ids
+ * follow the order events arrived; a standby replica takes over when the active one goes.
+ */
+export async function consumeLiveEvents(deps: {
+  broker: Broker;
+  log: LiveEventLog;
+}): Promise<{ drain(): Promise<void> }> {
+  const { broker, log } = deps;
+  const fanOut = (batch: LiveFeedBatch) =>
+    broker.publish(EXCHANGES.liveFeed, '', batch, {
+      messageId: `live-${batch.entries[0]?.seq ?? 0}`,
+    });
+  const batcher = createBatcher<LiveEvent, undefined>({
+    maxItems: WRITE_BATCH,
+    maxWaitMs: 0,
+    run: async (events) => {
+      await writeLiveEvents({ log, fanOut }, events);
+      return events.map(() => undefined);
+    },
+  });
+  await broker.consume<LiveEvent>(QUEUES.gatewayLiveEvents, (event) => batcher.add(event), {
+    schema: LiveEventSchema,
+    prefetch: WRITE_BATCH * 2,
+  });
+  return { drain: () => batcher.drain() };
+}
+
+/**
+ * This replica's share of the feed: a queue of its own (exclusive, gone with its connection)
+ * bound to `gateway.live-feed`, whose batches go to the streams open here. A lost connection
+ * may have lost batches, so every stream is ended then: clients reconnect with their last id
+ * and catch up from the log.
+ */
+export function followLiveFeed(deps: { broker: Broker; streams: LiveStreams; logger: Logger }) {
+  const { broker, streams, logger } = deps;
+  let channel: Channel | undefined;
+
+  broker.onConnect(async (_setup, connection) => {
+    const opened = await connection.createChannel();
+    opened.on('error', (error: Error) => logger.warn({ err: error }, 'live feed channel error'));
+    opened.on('close', () => {
+      if (channel !== opened) return;
+      channel = undefined;
+      streams.endAll('live feed lost');
+    });
+    const { queue } = await opened.assertQueue('', {
+      exclusive: true,
+      autoDelete: true,
+      durable: false,
+    });
+    await opened.bindQueue(queue, EXCHANGES.liveFeed, '');
+    await opened.consume(
+      queue,
+      (message) => {
+        if (!message) return;
+        let json: unknown;
+        try {
+          json = JSON.parse(message.content.toString('utf8'));
+        } catch {
+          json = undefined;
+        }
+        const parsed = LiveFeedBatchSchema.safeParse(json);
+        if (parsed.success) streams.deliver(parsed.data);
+        else logger.warn({ issues: parsed.error.issues }, 'live feed batch refused');
+      },
+      { noAck: true },
+    );
+    channel = opened;
+  });
+  broker.on('disconnected', () => streams.endAll('broker connection lost'));
+
+  return {
+    isFollowing: () => channel !== undefined && broker.isConnected(),
+    async stop(): Promise<void> {
+      const open = channel;
+      channel = undefined;
+      await open?.close().catch(() => undefined);
+    },
+  };
+}
