@@ -1,4 +1,4 @@
-import { Schema, type Connection } from 'mongoose';
+import mongoose, { Schema, type Connection } from 'mongoose';
 import type { UserRole } from '@switchboard/contracts';
 import { createPlaceCounter, nextId } from '@switchboard/service-kit';
 
