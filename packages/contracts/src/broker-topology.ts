@@ -1,3 +1,4 @@
+import { CONSOLE_EXCHANGE } from './events/console-events';
 import type { ServiceName } from './service-names';
 
 /** ARCHITECTURE §6. Everything is durable; messages are persistent. */
@@ -6,6 +7,8 @@ export const EXCHANGES = {
   commands: 'svc.commands',
   events: 'svc.events',
   webhooksRetry: 'svc.webhooks.retry',
+  /** Console events (conversation_updated, …) for signed-in users, never for webhooks. */
+  console: CONSOLE_EXCHANGE,
 } as const;
 export type ExchangeName = (typeof EXCHANGES)[keyof typeof EXCHANGES];
 export type ExchangeType = 'topic' | 'direct';
@@ -15,6 +18,7 @@ export const EXCHANGE_TYPES: Record<ExchangeName, ExchangeType> = {
   [EXCHANGES.commands]: 'direct',
   [EXCHANGES.events]: 'topic',
   [EXCHANGES.webhooksRetry]: 'direct',
+  [EXCHANGES.console]: 'topic',
 };
 
 /** Events on `svc.events` are routed by their event name, e.g. `message_received`. */
@@ -170,6 +174,8 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
   declareExchange(EXCHANGES.commands, ['campaigns']),
   declareExchange(EXCHANGES.events, ['messaging', 'contacts', 'campaigns']),
   declareExchange(EXCHANGES.webhooksRetry, ['webhooks']),
+  // Routed by event name; whoever shows the console binds its own queue.
+  declareExchange(EXCHANGES.console, ['messaging']),
 
   ...workQueue(QUEUES.messagingProviderEvents, 'messaging', true),
   ...bind(EXCHANGES.provider, QUEUES.messagingProviderEvents, Object.values(ROUTING_KEYS.provider)),

@@ -28,6 +28,8 @@ export async function assembleAiBot(options: {
   db: Connection;
   clients: ServiceClients;
   logger: Logger;
+  /** The bot asked for a person: bots off for the contact, the conversation needs a human. */
+  handOver?: (company_id: number, contact_id: number) => Promise<void>;
 }): Promise<AiBot> {
   const { config, logger } = options;
   const secrets = serviceSecretBox({
@@ -71,6 +73,7 @@ export async function assembleAiBot(options: {
       chat,
       historyMessages: config.AI_BOT_HISTORY_MESSAGES,
       logger: logger.child({ component: 'ai-bot' }),
+      ...(options.handOver ? { handOver: options.handOver } : {}),
     }),
     async shutdown() {
       await reseal.stop();

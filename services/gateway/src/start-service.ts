@@ -10,6 +10,7 @@ import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { checkAssignee } from './entry-points/http/check-assignee';
 import { createFastApiPath } from './entry-points/http/fast-api-path';
 import { createRateLimits } from './entry-points/http/rate-limits';
 import { methodGuard } from './entry-points/http/method-guard';
@@ -100,7 +101,13 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           });
           internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
           users.routes(router);
-          apiRoutes(router, { authenticator, proxy, limits, authenticate: users.authenticate });
+          apiRoutes(router, {
+            authenticator,
+            proxy,
+            limits,
+            authenticate: users.authenticate,
+            edgeChecks: { assignConversation: checkAssignee(users.users) },
+          });
         },
         onStop: async () => {
           await users.stop();

@@ -24,6 +24,7 @@ import { createTemplateStore } from './data-access/template-store';
 import { createChannelDirectory } from './domain/channel-directory';
 import { createKeyedLock } from './domain/keyed-lock';
 import { eventIdsIn } from './domain/message-events';
+import { createConsolePublisher } from './domain/inbox/console-events';
 import { createAccountStatusReader } from './domain/reading/account-status';
 import { createPacing } from './domain/sending/deliver-to-provider';
 import { createHoldSettler } from './domain/sending/hold-settler';
@@ -32,6 +33,7 @@ import { syncTemplates, type TemplateDeps } from './domain/templates/manage-temp
 import { consumeProviderEvents } from './entry-points/broker/provider-events-consumer';
 import { consumeSendCommands } from './entry-points/broker/send-commands-consumer';
 import { channelRoutes } from './entry-points/http/channel-routes';
+import { inboxRoutes } from './entry-points/http/inbox-routes';
 import { quotaRoutes } from './entry-points/http/quota-routes';
 import { readRoutes } from './entry-points/http/read-routes';
 import { sendRoutes } from './entry-points/http/send-routes';
@@ -56,6 +58,8 @@ const SERVED = new Set(
     'getMessageStatus',
     'getMessages',
     'getConversations',
+    'assignConversation',
+    'setConversationStatus',
     'accountStatus',
     'getTemplates',
     'createTemplate',
@@ -75,7 +79,8 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         serviceSecretBox({ config, purpose: CHANNEL_SECRET_PURPOSE, logger }),
       );
       const messages = createMessageStore(db);
-      const conversations = createConversationStore(db);
+      // Every change of a conversation's assignee, status or unread count reaches the console.
+      const conversations = createConversationStore(db, createConsolePublisher(broker, logger));
       const notices = createNoticeStore(db);
       const templates = createTemplateStore(db);
       const [channelsResealed] = await Promise.all([
@@ -180,6 +185,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           quotaRoutes(router, { quotas });
           sendRoutes(router, { sender, mediaMaxBytes: config.MEDIA_MAX_BYTES });
           readRoutes(router, { messages, conversations, contacts, accountStatus, logger });
+          inboxRoutes(router, { conversations });
           templateRoutes(router, {
             ...templateDeps,
             media: {
@@ -210,6 +216,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
               logger,
               templates,
               emitReservedEvents: config.EMIT_RESERVED_EVENTS,
+              agentReplyPauseMs: config.AGENT_REPLY_PAUSE_MS,
               accountChanged: (company_id) => accountStatus.forget(company_id),
             },
             config.PROVIDER_EVENTS_PREFETCH,

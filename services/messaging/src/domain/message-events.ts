@@ -127,7 +127,7 @@ export const messageReceived = (
   message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type'>,
   contactName: string,
   now: Date,
-  extras: { reply_id?: string; echo?: true } = {},
+  extras: { reply_id?: string; echo?: true; automation_paused?: true } = {},
 ): BrokerEvent => ({
   ...brokerEvent(
     'message_received',

@@ -14,6 +14,13 @@ export interface ReceivingDeps {
   relay: EventRelay;
   eventIds: EventIds;
   logger: Logger;
+  /** After an agent's message to a contact, how long automated answers to them wait (0: never). */
+  agentReplyPauseMs: number;
+}
+
+/** An agent answered the contact within the pause: automation should leave them to the agent. */
+function agentIsReplying(agentRepliedAt: Date | null | undefined, pauseMs: number, now: Date) {
+  return !!agentRepliedAt && now.getTime() - new Date(agentRepliedAt).getTime() < pauseMs;
 }
 
 type Loose = Record<string, unknown>;
@@ -93,7 +100,10 @@ async function receiveOne(
   const contact = await deps.contacts.resolve(company_id, phone, {
     ...(profileName ? { name: profileName } : {}),
   });
+  const conversation =
+    deps.agentReplyPauseMs > 0 ? await deps.conversations.find(company_id, contact.id) : null;
   const { type, text } = describeInbound(raw);
+  const receivedAt = providerTime(raw.timestamp, now);
   const id = await deps.nextMessageId();
   const message: StoredMessage = {
     _id: String(id),
@@ -108,7 +118,7 @@ async function receiveOne(
     status: 'received',
     error: null,
     status_times: {},
-    history: [{ status: 'received', at: providerTime(raw.timestamp, now), applied: true }],
+    history: [{ status: 'received', at: receivedAt, applied: true }],
     statuses_seen: [],
     request_json: null,
     raw_json: JSON.stringify(raw),
@@ -125,6 +135,9 @@ async function receiveOne(
   const event = messageReceived(deps.eventIds, message, contact.name, now, {
     ...(replyId ? { reply_id: replyId } : {}),
     ...(echo ? { echo: true as const } : {}),
+    ...(agentIsReplying(conversation?.agent_replied_at, deps.agentReplyPauseMs, now)
+      ? { automation_paused: true as const }
+      : {}),
   });
   const stored = await deps.messages.insert(message, [event]);
   if (stored === 'duplicate') {
@@ -133,7 +146,7 @@ async function receiveOne(
     if (first) await finishRedelivery(deps, company_id, first, now);
     return;
   }
-  await deps.conversations.record(message, contact.name, now);
+  await deps.conversations.record(message, contact.name, now, receivedAt);
   deps.relay.relaySoon(deps.messages.outbox, message._id);
 }
 
@@ -148,7 +161,7 @@ async function finishRedelivery(
     deps.logger.warn({ wamid: known.wamid }, 'inbound wamid belongs to another organization');
     return;
   }
-  await deps.conversations.record(known, undefined, now);
+  await deps.conversations.record(known, undefined, now, known.history[0]?.at ?? known.created_at);
   deps.relay.relaySoon(deps.messages.outbox, known._id);
 }
 
