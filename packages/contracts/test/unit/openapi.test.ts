@@ -127,8 +127,10 @@ describe('gateway operations', () => {
     ]);
   });
 
-  test('when the owners of spec §4.3 operations are listed, then all 28 besides me are routed, the 5 campaign operations of issue 7, and the 2 AI bot settings, 4 flow operations and updateContactBots of issue 8', () => {
-    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1);
+  test('when the owners of spec §4.3 operations are listed, then all 28 besides me are routed, the 5 campaign operations of issue 7, and the 2 AI bot settings, 4 flow operations and updateContactBots of issue 8, and the inbox operations assignConversation and setConversationStatus', () => {
+    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1 + 2);
+    expect(API_OPERATION_OWNERS.assignConversation).toBe('messaging');
+    expect(API_OPERATION_OWNERS.setConversationStatus).toBe('messaging');
     expect(API_OPERATION_OWNERS.updateContactBots).toBe('campaigns');
     expect(API_OPERATION_OWNERS).not.toHaveProperty('me');
     expect(new Set(Object.values(API_OPERATION_OWNERS))).toEqual(

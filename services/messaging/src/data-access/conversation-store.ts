@@ -111,8 +111,7 @@ function outboundUpserts(items: Outbound[], byAgents: Set<string>) {
           phone: message.phone,
           status: 'open',
           assigned_agent_id: null,
-          last_inbound_at: null,
-          agent_replied_at: null,
+          // Not agent_replied_at: `$max` sets it (one path cannot be in two operators).
           ...(contactName ? {} : { contact_name: message.phone }),
         },
       },
