@@ -255,13 +255,9 @@ export const MessagesResponseSchema = successResponse({
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
 
 /** `me` (the signed-in user), `none` (nobody) or a user id. */
-export const AssigneeFilterSchema = z.union(
-  [
-    z.enum(['me', 'none']),
-    PositiveIntegerSchema,
-  ],
-  { error: 'must be me, none or a user id' },
-);
+export const AssigneeFilterSchema = z.union([z.enum(['me', 'none']), PositiveIntegerSchema], {
+  error: 'must be me, none or a user id',
+});
 export type AssigneeFilter = z.infer<typeof AssigneeFilterSchema>;
 
 export const GetConversationsQuerySchema = z.object({

@@ -133,8 +133,7 @@ export function createConversationStore(
 ) {
   const Conversations = db.model<StoredConversation>('Conversation', conversationSchema);
 
-  const byId = (_id: string) =>
-    Conversations.findOne({ _id }).lean<StoredConversation>().exec();
+  const byId = (_id: string) => Conversations.findOne({ _id }).lean<StoredConversation>().exec();
 
   /** One change by `_id`, answered with the conversation as it is after it (null: none). */
   const change = (_id: string, update: Record<string, unknown>, filter = {}) =>

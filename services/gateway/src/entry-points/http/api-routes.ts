@@ -61,7 +61,9 @@ export function apiRoutes(
       res,
       `/api/svc/${operation}`,
       authenticatedOrganization(res),
-      caller?.kind === 'user' ? { user_id: caller.user.user_id, role: caller.user.role } : undefined,
+      caller?.kind === 'user'
+        ? { user_id: caller.user.user_id, role: caller.user.role }
+        : undefined,
     );
   });
 

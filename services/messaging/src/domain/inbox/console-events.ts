@@ -1,9 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  EXCHANGES,
-  type ConsoleEvent,
-  type ConversationStatus,
-} from '@switchboard/contracts';
+import { EXCHANGES, type ConsoleEvent, type ConversationStatus } from '@switchboard/contracts';
 import { PublishError, type Broker, type Logger } from '@switchboard/service-kit';
 import type { StoredConversation } from '../../data-access/conversation-store';
 
@@ -44,7 +40,10 @@ export function createConsolePublisher(broker: Broker | undefined, logger: Logge
       .publish(EXCHANGES.console, event.event, event, { messageId: event.id })
       .catch((error: unknown) => {
         if (error instanceof PublishError && error.kind === 'unroutable') return;
-        log.warn({ err: error, contact_id: event.data.contact_id }, 'conversation_updated not published');
+        log.warn(
+          { err: error, contact_id: event.data.contact_id },
+          'conversation_updated not published',
+        );
       });
   };
 }

@@ -4,10 +4,7 @@ import type {
   ConversationStatus,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-import type {
-  ConversationStore,
-  StoredConversation,
-} from '../../data-access/conversation-store';
+import type { ConversationStore, StoredConversation } from '../../data-access/conversation-store';
 
 export function conversationState(conversation: StoredConversation): ConversationState {
   return {

@@ -9,10 +9,7 @@ import {
   type MessagesResponse,
 } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
-import type {
-  ConversationFilter,
-  ConversationStore,
-} from '../../data-access/conversation-store';
+import type { ConversationFilter, ConversationStore } from '../../data-access/conversation-store';
 import { hasRealWamid, type MessageStore } from '../../data-access/message-store';
 import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
 import { presentMessage, statusTimesOf } from './present-message';
@@ -95,7 +92,9 @@ function filterOf(query: GetConversationsQuery, user_id: number | undefined): Co
     unread: query.unread,
     ...(assignee === undefined
       ? {}
-      : { assigned_agent_id: assignee === 'me' ? user_id! : assignee === 'none' ? null : assignee }),
+      : {
+          assigned_agent_id: assignee === 'me' ? user_id! : assignee === 'none' ? null : assignee,
+        }),
   };
 }
 

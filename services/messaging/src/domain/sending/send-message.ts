@@ -319,7 +319,14 @@ export function createSender(deps: SendingDeps) {
     try {
       contact = await recipientOf(request);
       const kind = 'content' in request ? request.content : request.contentFor('0');
-      refusal ??= await serviceWindowRefusal(deps.conversations, request, kind, contact, company_id, now);
+      refusal ??= await serviceWindowRefusal(
+        deps.conversations,
+        request,
+        kind,
+        contact,
+        company_id,
+        now,
+      );
       if ('upload' in request) {
         const uploaded = await deps.cloudApi.forChannel(channel).uploadMedia(request.upload);
         if (!uploaded.ok) {

@@ -7,10 +7,7 @@ import {
 } from '@switchboard/contracts';
 import { orgContext, parseInput } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
-import {
-  assignConversation,
-  setConversationStatus,
-} from '../../domain/inbox/manage-conversations';
+import { assignConversation, setConversationStatus } from '../../domain/inbox/manage-conversations';
 
 /** The human inbox: who has a conversation, and whether it is open, waiting for a person or closed. */
 export function inboxRoutes(router: Router, deps: { conversations: ConversationStore }): void {
@@ -29,6 +26,8 @@ export function inboxRoutes(router: Router, deps: { conversations: ConversationS
   // A flow's hand-over step or the AI bot's hand-over (campaigns): a person should take it.
   router.post(MESSAGING_INTERNAL_PATHS.needsHuman, async (req, res) => {
     const { company_id, contact_id } = parseInput(NeedsHumanRequestSchema, req.body ?? {});
-    res.json(await setConversationStatus(deps.conversations, company_id, contact_id, 'needs_human'));
+    res.json(
+      await setConversationStatus(deps.conversations, company_id, contact_id, 'needs_human'),
+    );
   });
 }

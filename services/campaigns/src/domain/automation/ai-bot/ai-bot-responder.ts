@@ -35,7 +35,13 @@ export const HAND_OVER_MARKER = /\[\s*hand[\s_-]?over\s*\]/i;
 export function splitHandOver(text: string): { text: string; handOver: boolean } {
   if (!HAND_OVER_MARKER.test(text)) return { text: text.trim(), handOver: false };
   const every = new RegExp(HAND_OVER_MARKER.source, 'gi');
-  return { text: text.replace(every, ' ').replace(/[ \t]{2,}/g, ' ').trim(), handOver: true };
+  return {
+    text: text
+      .replace(every, ' ')
+      .replace(/[ \t]{2,}/g, ' ')
+      .trim(),
+    handOver: true,
+  };
 }
 
 export const AI_BOT_SOURCE = 'ai_bot';
