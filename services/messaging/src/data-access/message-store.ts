@@ -281,6 +281,14 @@ export function createMessageStore(db: Connection) {
 
     findById: byId,
 
+    /** Several messages in one read (by their string `_id`s), in no particular order. */
+    findByIds(ids: number[]): Promise<StoredMessage[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return Messages.find({ _id: op({ $in: ids.map(String) }) })
+        .lean<StoredMessage[]>()
+        .exec();
+    },
+
     /** The organization's message, or null (also for another organization's id). */
     async findOwn(company_id: number, id: number): Promise<StoredMessage | null> {
       const message = await byId(id);

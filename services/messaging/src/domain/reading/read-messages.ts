@@ -115,8 +115,9 @@ export async function getConversations(
     deps.conversations.count(company_id, filter),
   ]);
   const conversations = page.slice(0, request.per_page);
-  const [lastMessages, contacts] = await Promise.all([
-    Promise.all(conversations.map((c) => deps.messages.findById(c.last_message_id))),
+  const [found, contacts] = await Promise.all([
+    // One read for the page's last messages, not one per conversation.
+    deps.messages.findByIds(conversations.map((c) => c.last_message_id)),
     deps.contacts
       .byIds(
         company_id,
@@ -128,6 +129,8 @@ export async function getConversations(
       }),
   ]);
   const names = new Map(contacts.map((contact) => [contact.id, contact.name]));
+  const byId = new Map(found.map((message) => [message.id, message]));
+  const lastMessages = conversations.map((c) => byId.get(c.last_message_id));
   const items = conversations.flatMap((conversation, index) => {
     const last = lastMessages[index];
     if (!last || last.company_id !== company_id) return [];
