@@ -218,6 +218,7 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
   ...workQueue(QUEUES.campaignsAutomation, 'campaigns', true),
   ...bind(EXCHANGES.events, QUEUES.campaignsAutomation, ['message_received']),
 
+  // Routed by event name; whoever shows the console binds its own queue.
   declareExchange(EXCHANGES.console, ['messaging', 'campaigns']),
   declareExchange(EXCHANGES.liveFeed, ['gateway']),
   // The live event log's writer: one consumer at a time over all gateway replicas (another

@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   not_signed_in: 401,
   malformed_json: 400,
   validation_failed: 422,
+  outside_service_window: 422,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

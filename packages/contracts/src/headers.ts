@@ -17,6 +17,15 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
  * events carry the campaign; internal only (the gateway never forwards it from a client).
  */
 export const CAMPAIGN_ID_HEADER = 'x-campaign-id';
+/**
+ * The signed-in user a request of the console acts for, set by the gateway from the session
+ * (never taken from a client: the gateway forwards only headers it names). Absent for an API
+ * token, which acts for the organization and for no one in it.
+ */
+export const USER_HEADERS = {
+  userId: 'x-user-id',
+  role: 'x-user-role',
+} as const;
 /** The provider's signature on inbound webhooks (ARCHITECTURE §8). */
 export const PROVIDER_SIGNATURE_HEADER = 'x-hub-signature-256';
 

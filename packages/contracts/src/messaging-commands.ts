@@ -94,6 +94,8 @@ export const MESSAGING_INTERNAL_PATHS = {
   reserveQuota: '/internal/message-quota/reserve',
   releaseQuota: '/internal/message-quota/release',
   holdQuota: '/internal/message-quota/hold',
+  /** A flow's or the AI bot's hand-over: the conversation waits for a person (NeedsHumanRequest). */
+  needsHuman: '/internal/conversations/needs-human',
 } as const;
 
 /**

@@ -30,6 +30,8 @@ export async function assembleAiBot(options: {
   clients: ServiceClients;
   logger: Logger;
   leases?: Leases;
+  /** The bot asked for a person: bots off for the contact, the conversation needs a human. */
+  handOver?: (company_id: number, contact_id: number) => Promise<void>;
 }): Promise<AiBot> {
   const { config, logger } = options;
   const secrets = serviceSecretBox({
@@ -74,6 +76,7 @@ export async function assembleAiBot(options: {
       chat,
       historyMessages: config.AI_BOT_HISTORY_MESSAGES,
       logger: logger.child({ component: 'ai-bot' }),
+      ...(options.handOver ? { handOver: options.handOver } : {}),
     }),
     async shutdown() {
       await reseal.stop();

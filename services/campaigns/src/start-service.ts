@@ -94,7 +94,15 @@ export function startService(
         logger,
         sendTimeoutMs: config.SEND_TIMEOUT_MS,
       });
-      const aiBot = await assembleAiBot({ config, db, clients, logger, leases });
+      // A flow's hand-over step and the AI bot's hand-over: automated answers stop for the contact
+      // and the conversation waits for a person in the inbox.
+      const handOver = async (company_id: number, contact_id: number) => {
+        await states.turnBotsOff(company_id, contact_id);
+        if (!(await clients.markNeedsHuman(company_id, contact_id))) {
+          logger.warn({ company_id, contact_id }, 'hand-over: the contact has no conversation');
+        }
+      };
+      const aiBot = await assembleAiBot({ config, db, clients, logger, leases, handOver });
       const relay = createEventRelay({
         sources: [campaigns.outbox],
         publish: async (event) => {
@@ -143,7 +151,7 @@ export function startService(
             flows,
             sessions: flowSessions,
             updateContact: clients.updateContact,
-            turnBotsOff: (company_id, contact_id) => states.turnBotsOff(company_id, contact_id),
+            turnBotsOff: handOver,
             logger,
             sessionTimeoutMs: config.FLOW_SESSION_TIMEOUT_MS,
           }),

@@ -10,6 +10,7 @@ import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { checkAssignee } from './entry-points/http/check-assignee';
 import { createFastApiPath } from './entry-points/http/fast-api-path';
 import { createRateLimits } from './entry-points/http/rate-limits';
 import { methodGuard } from './entry-points/http/method-guard';
@@ -111,7 +112,13 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
           users.routes(router);
           live.routes(router, { sessions: users.sessions, cookie: users.cookie, limits });
-          apiRoutes(router, { authenticator, proxy, limits, authenticate: users.authenticate });
+          apiRoutes(router, {
+            authenticator,
+            proxy,
+            limits,
+            authenticate: users.authenticate,
+            edgeChecks: { assignConversation: checkAssignee(users.users) },
+          });
         },
         startConsumers: () => live.start(users.sessions),
         onStopping: () => live.endStreams(),

@@ -68,6 +68,8 @@ export async function startUsers(deps: {
     cookie,
     /** Token or session: the authentication of every `/api/svc` route. */
     authenticate,
+    /** The user store, for checks of other operations' input (an assignee). */
+    users,
     ownerFor: (request: Parameters<typeof ownerMakerFor>[1]) => ownerMakerFor(userDeps, request),
     /** Mounted before the proxy's routes: these operations are the gateway's own. */
     routes(router: Router): void {

@@ -84,6 +84,15 @@ export const messagingConfigSchema = z.object({
     .int()
     .min(1_000)
     .default(10 * 60 * 1000),
+  /**
+   * After an agent sends a contact a message from the console, automated answers to that contact
+   * (keyword replies, flows, the AI bot) wait this long; 0 never pauses them.
+   */
+  AGENT_REPLY_PAUSE_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30 * 60 * 1000),
   /** How long an accountStatus answer is reused (account webhooks clear it sooner). */
   ACCOUNT_STATUS_CACHE_MS: z.coerce.number().int().min(0).default(30_000),
 });

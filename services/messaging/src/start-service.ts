@@ -27,6 +27,7 @@ import { createMessageQuota } from './domain/message-quota';
 import { createChannels } from './domain/provision-channel';
 import { createKeyedLock } from './domain/keyed-lock';
 import { eventIdsIn } from './domain/message-events';
+import { createConsolePublisher } from './domain/inbox/console-events';
 import { createAccountStatusReader } from './domain/reading/account-status';
 import { createPacing } from './domain/sending/deliver-to-provider';
 import { createHoldSettler } from './domain/sending/hold-settler';
@@ -35,6 +36,7 @@ import { syncTemplates, type TemplateDeps } from './domain/templates/manage-temp
 import { consumeProviderEvents } from './entry-points/broker/provider-events-consumer';
 import { consumeSendCommands } from './entry-points/broker/send-commands-consumer';
 import { channelRoutes } from './entry-points/http/channel-routes';
+import { inboxRoutes } from './entry-points/http/inbox-routes';
 import { quotaRoutes } from './entry-points/http/quota-routes';
 import { readRoutes } from './entry-points/http/read-routes';
 import { sendRoutes } from './entry-points/http/send-routes';
@@ -68,6 +70,8 @@ const SERVED = new Set(
     'getMedia',
     'getConversations',
     'markMessageRead',
+    'assignConversation',
+    'setConversationStatus',
     'accountStatus',
     'getTemplates',
     'createTemplate',
@@ -87,7 +91,8 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         serviceSecretBox({ config, purpose: CHANNEL_SECRET_PURPOSE, logger }),
       );
       const messages = createMessageStore(db);
-      const conversations = createConversationStore(db);
+      // Every change of a conversation's assignee, status or unread count reaches the console.
+      const conversations = createConversationStore(db, createConsolePublisher(broker, logger));
       const notices = createNoticeStore(db);
       const templates = createTemplateStore(db);
       const inboundMedia = createInboundMediaStore(db);
@@ -212,6 +217,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             markRead: { messages, conversations, channels: directory, cloudApi },
           });
           mediaRoutes(router, { media: inboundMedia });
+          inboxRoutes(router, { conversations });
           templateRoutes(router, {
             ...templateDeps,
             media: {
@@ -242,6 +248,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
               logger,
               templates,
               emitReservedEvents: config.EMIT_RESERVED_EVENTS,
+              agentReplyPauseMs: config.AGENT_REPLY_PAUSE_MS,
               accountChanged: (company_id) => accountStatus.forget(company_id),
               inboundMedia: { store: inboundMedia, kick: () => mediaFetcher?.kick() },
             },

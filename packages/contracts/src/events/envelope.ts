@@ -32,6 +32,11 @@ function brokerEventFor<E extends EventName>(event: E) {
     reply_id: z.string().min(1).max(256).optional(),
     /** `message_received` sent from the business's own number (an echo): never answered. */
     echo: z.literal(true).optional(),
+    /**
+     * `message_received` of a contact an agent of the business answered recently: automated
+     * answers (replies, flows, the AI bot) stay quiet while a person handles the conversation.
+     */
+    automation_paused: z.literal(true).optional(),
     data: EVENT_PAYLOAD_SCHEMAS[event],
   });
 }

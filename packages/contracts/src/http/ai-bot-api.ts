@@ -117,7 +117,10 @@ export const AI_BOT_OPERATIONS = [
     description:
       'The endpoint is an OpenAI-compatible base URL (`https://api.openai.com/v1`); the bot posts ' +
       'to `<endpoint>/chat/completions`. Enabled settings need an endpoint and a model (422 ' +
-      'naming the field). The key is stored encrypted and never answered back.',
+      'naming the field). The key is stored encrypted and never answered back. An answer of the ' +
+      'model containing `[handover]` hands the contact over to a person: the marker is removed ' +
+      'from the text, automated answers stop for the contact and its conversation becomes ' +
+      '`needs_human` (say in the system prompt when the model should write it).',
     request: { body: UpdateAIBotSettingsRequestSchema },
     responses: { 200: AIBotSettingsResponseSchema },
   }),

@@ -136,6 +136,9 @@ export const API_OPERATION_OWNERS = {
   sendmedia: 'messaging',
   sendCampaignMessageToPhoneNumber: 'campaigns',
   getConversations: 'messaging',
+  // The human inbox.
+  assignConversation: 'messaging',
+  setConversationStatus: 'messaging',
   getMessages: 'messaging',
   getMessageStatus: 'messaging',
   // Beyond the spec's table: read receipts (and typing) for messages the contact sent.

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { HTTP_URL } from './url-pattern';
 import { BooleanInputSchema, PhoneSchema, PositiveIntegerSchema } from './contacts-api';
+import { CONVERSATION_STATUSES, ConversationStatusSchema } from '../events/console-events';
 import { PageMetaSchema, pageQuery } from './paging';
 import { defineOperation } from './operation';
 import { listInput } from './list-input';
@@ -315,6 +316,8 @@ export const MessageViewSchema = z.object({
   status: StoredMessageStatusSchema,
   error: z.string().nullable(),
   campaign_id: z.number().int().positive().nullable(),
+  /** The user (agent) who sent it from the console; null for API, campaign and automated sends. */
+  sent_by_agent_id: z.number().int().positive().nullable(),
   created_at: timestamp(),
   status_times: StatusTimesSchema,
   /** The file of an inbound image, audio, video, document or sticker; absent on other messages. */
@@ -364,8 +367,24 @@ export const MessagesResponseSchema = successResponse({
 });
 export type MessagesResponse = z.infer<typeof MessagesResponseSchema>;
 
+/** `me` (the signed-in user), `none` (nobody) or a user id. */
+export const AssigneeFilterSchema = z.union([z.enum(['me', 'none']), PositiveIntegerSchema], {
+  error: 'must be me, none or a user id',
+});
+export type AssigneeFilter = z.infer<typeof AssigneeFilterSchema>;
+
 export const GetConversationsQuerySchema = z.object({
   ...messagePages(),
+  assignee: AssigneeFilterSchema.optional().describe(
+    'Only conversations assigned to this user id, to `me` (the signed-in user; not with an API token) or to `none`.',
+  ),
+  status: z
+    .enum(CONVERSATION_STATUSES, { error: `must be one of ${CONVERSATION_STATUSES.join(', ')}` })
+    .optional()
+    .describe('Only conversations in this status.'),
+  unread: BooleanInputSchema.optional().describe(
+    'true: only conversations with unread messages; false: only those without.',
+  ),
   before_id: PositiveIntegerSchema.optional().describe(
     'Only conversations whose last message id is smaller (the older cursor; pages then count from it).',
   ),
@@ -382,9 +401,50 @@ export const ConversationSchema = z.object({
   last_message: MessageViewSchema,
   /** Inbound messages since the business last sent a message to this contact or marked one read. */
   unread_count: z.number().int().nonnegative(),
+  /** The user (agent) it is assigned to; null when nobody has it. */
+  assigned_agent_id: z.number().int().positive().nullable(),
+  status: ConversationStatusSchema,
+  /**
+   * When the contact last wrote; free-form messages can be sent until 24 hours after it (the
+   * provider's customer service window), templates at any time. Null: never wrote.
+   */
+  last_inbound_at: nullableTimestamp(),
   updated_at: timestamp(),
 });
 export type Conversation = z.infer<typeof ConversationSchema>;
+
+/** A conversation's inbox state, as assignConversation and setConversationStatus answer it. */
+export const ConversationStateSchema = z.object({
+  contact_id: z.number().int().positive(),
+  assigned_agent_id: z.number().int().positive().nullable(),
+  status: ConversationStatusSchema,
+  unread_count: z.number().int().nonnegative(),
+  updated_at: timestamp(),
+});
+export type ConversationState = z.infer<typeof ConversationStateSchema>;
+
+export const ConversationStateResponseSchema = successResponse({
+  conversation: ConversationStateSchema,
+});
+export type ConversationStateResponse = z.infer<typeof ConversationStateResponseSchema>;
+
+export const AssignConversationRequestSchema = z.object({
+  contact_id: PositiveIntegerSchema,
+  agent_id: z
+    .union([PositiveIntegerSchema, z.null(), z.literal('none').transform(() => null)], {
+      error: 'must be a user id, or null (or "none") to unassign',
+    })
+    .describe('A user of the organization (active), or null to leave it with nobody.'),
+});
+export type AssignConversationRequest = z.infer<typeof AssignConversationRequestSchema>;
+
+export const SetConversationStatusRequestSchema = z.object({
+  contact_id: PositiveIntegerSchema,
+  status: z.enum(CONVERSATION_STATUSES, {
+    error: `must be one of ${CONVERSATION_STATUSES.join(', ')}`,
+  }),
+});
+export type SetConversationStatusRequest = z.infer<typeof SetConversationStatusRequestSchema>;
 
 export const ConversationsResponseSchema = successResponse({
   conversations: z.array(ConversationSchema),
@@ -569,9 +629,37 @@ export const MESSAGING_OPERATIONS = [
     summary: 'Contacts with their last message and unread count, newest first',
     description:
       'The unread count is the number of messages the contact sent since the business last ' +
-      'sent one to them or marked one read (markMessageRead).',
+      'sent one to them or marked one read (markMessageRead). Filters: `assignee` (a user id, `me`, `none`), `status` (`open`, ' +
+      '`needs_human`, `closed`), `unread`.',
     request: { query: GetConversationsQuerySchema },
     responses: { 200: ConversationsResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    auth: 'token_or_session',
+    tags: ['conversations'],
+    path: '/api/svc/assignConversation',
+    operationId: 'assignConversation',
+    summary: 'Assign a conversation to a user of the organization, or to nobody',
+    description:
+      'Any user may assign (agents included), and an API token too. `agent_id` must be an ' +
+      'active user of the same organization (422 otherwise); null unassigns. A contact with no ' +
+      'conversation (never messaged) is 404.',
+    request: { body: AssignConversationRequestSchema },
+    responses: { 200: ConversationStateResponseSchema },
+  }),
+  defineOperation({
+    method: 'post',
+    auth: 'token_or_session',
+    tags: ['conversations'],
+    path: '/api/svc/setConversationStatus',
+    operationId: 'setConversationStatus',
+    summary: 'Close, reopen or flag a conversation as needing a person',
+    description:
+      '`open`, `needs_human` or `closed`. A closed conversation opens again when the contact ' +
+      'writes; a flow’s hand-over step or the AI bot’s hand-over sets `needs_human`.',
+    request: { body: SetConversationStatusRequestSchema },
+    responses: { 200: ConversationStateResponseSchema },
   }),
   defineOperation({
     method: 'get',

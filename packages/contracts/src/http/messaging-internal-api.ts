@@ -68,3 +68,13 @@ export const InboundChannelSchema = z.object({
 export type InboundChannel = z.infer<typeof InboundChannelSchema>;
 export const InboundChannelResponseSchema = successResponse({ channel: InboundChannelSchema });
 export type InboundChannelResponse = z.infer<typeof InboundChannelResponseSchema>;
+
+/**
+ * POST /internal/conversations/needs-human: campaigns → messaging, when a flow's hand-over step or
+ * the AI bot hands a contact over to a person. Idempotent; 404 when the contact has no conversation.
+ */
+export const NeedsHumanRequestSchema = z.object({
+  company_id: z.number().int().positive(),
+  contact_id: z.number().int().positive(),
+});
+export type NeedsHumanRequest = z.infer<typeof NeedsHumanRequestSchema>;

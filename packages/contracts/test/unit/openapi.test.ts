@@ -139,9 +139,11 @@ describe('gateway operations', () => {
     ]);
   });
 
-  test('when the owners of the API operations are listed, then the 28 of the published API besides me are routed, with the 5 further campaign operations, the 2 AI bot settings, 4 flow operations and updateContactBots, markMessageRead and getMedia', () => {
-    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1 + 1 + 1);
+  test('when the owners of the API operations are listed, then the 28 of the published API besides me are routed, with the 5 further campaign operations, the 2 AI bot settings, 4 flow operations and updateContactBots, markMessageRead, getMedia, assignConversation and setConversationStatus', () => {
+    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1 + 1 + 1 + 2);
     expect(API_OPERATION_OWNERS.getMedia).toBe('messaging');
+    expect(API_OPERATION_OWNERS.assignConversation).toBe('messaging');
+    expect(API_OPERATION_OWNERS.setConversationStatus).toBe('messaging');
     expect(API_OPERATION_OWNERS.updateContactBots).toBe('campaigns');
     expect(API_OPERATION_OWNERS).not.toHaveProperty('me');
     expect(new Set(Object.values(API_OPERATION_OWNERS))).toEqual(

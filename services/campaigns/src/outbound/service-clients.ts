@@ -15,6 +15,7 @@ import {
   type Contact,
   type MessageView,
   type InternalUpdateContactRequestInput,
+  type NeedsHumanRequest,
   type OrgContext,
 } from '@switchboard/contracts';
 import { AppError, createInternalClient, type Logger } from '@switchboard/service-kit';
@@ -127,6 +128,20 @@ export function createServiceClients(options: ServiceClientOptions) {
      * Holds one message's place of this month under `hold_id`, for the command that will name
      * it; answers the month. Asked again under the name, nothing more is taken.
      */
+    /**
+     * A hand-over: the contact's conversation waits for a person. False when the contact has no
+     * conversation (nothing to flag); a transient failure throws, so the turn is tried again.
+     */
+    async markNeedsHuman(company_id: number, contact_id: number): Promise<boolean> {
+      const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.needsHuman, {
+        company_id,
+        contact_id,
+      } satisfies NeedsHumanRequest);
+      if (answer.status === 404) return false;
+      if (answer.status !== 200) throw messaging.refusal(answer);
+      return true;
+    },
+
     async holdMessage(organization: OrgContext, hold_id: string): Promise<string> {
       const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.holdQuota, {
         company_id: organization.company_id,

@@ -10,6 +10,7 @@ import {
   INTERNAL_SECRET_HEADER,
   ORG_HEADERS,
   REQUEST_ID_HEADER,
+  USER_HEADERS,
   type ServiceName,
 } from '@switchboard/contracts';
 import {
@@ -24,6 +25,12 @@ import type { Organization } from '../data-access/organization-store';
 import { isForwardablePath } from '../domain/public-paths';
 
 export type OwnerService = Exclude<ServiceName, 'gateway'>;
+
+/** The signed-in user a console request acts for (none for an API token). */
+export interface SignedInUser {
+  user_id: number;
+  role: string;
+}
 
 /** Request headers that mean something to the owning service; everything else stays at the edge. */
 const FORWARDED_HEADERS = [
@@ -140,8 +147,16 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       res: Response,
       path: string,
       organization?: Organization,
+      user?: SignedInUser,
     ): Promise<void> {
-      return proxy.forwardRequest(service, proxiedRequestOf(req, res), res, path, organization);
+      return proxy.forwardRequest(
+        service,
+        proxiedRequestOf(req, res),
+        res,
+        path,
+        organization,
+        user,
+      );
     },
 
     async forwardRequest(
@@ -150,6 +165,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       res: ServerResponse,
       path: string,
       organization?: Organization,
+      user?: SignedInUser,
     ): Promise<void> {
       if (!isForwardablePath(path)) throw new AppError('not_found', 'No such path');
       const search = searchWithoutToken(req.url);
@@ -166,6 +182,11 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         headers[ORG_HEADERS.companyId] = String(organization.company_id);
         headers[ORG_HEADERS.plan] = organization.plan;
         headers[ORG_HEADERS.planStartedAt] = organization.plan_started_at.toISOString();
+      }
+      // Only ever from the session: a client's own x-user-* headers are not among those forwarded.
+      if (user) {
+        headers[USER_HEADERS.userId] = String(user.user_id);
+        headers[USER_HEADERS.role] = user.role;
       }
 
       let body: Buffer | Readable | undefined;

@@ -1,4 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
+import type { ConversationStatus } from '@switchboard/contracts';
 import { isDuplicateKeyError } from '@switchboard/service-kit';
 import { createIfMissing, op } from './mongo-helpers';
 import { createWriteBatcher } from './write-batcher';
@@ -16,6 +17,15 @@ export interface StoredConversation {
   last_message_id: number;
   /** Ids of inbound messages since the business last sent one; its length is the unread count. */
   unread_ids: number[];
+  /** `unread_ids` is not empty: kept beside it so that the unread filter is an indexed equality. */
+  has_unread: boolean;
+  status: ConversationStatus;
+  /** The gateway's user id of the agent who has it; null: nobody. */
+  assigned_agent_id: number | null;
+  /** When the contact last wrote (the provider's time): the customer service window starts there. */
+  last_inbound_at: Date | null;
+  /** When an agent last sent the contact a message: automated answers wait a while after it. */
+  agent_replied_at: Date | null;
   updated_at: Date;
 }
 
@@ -28,16 +38,38 @@ const conversationSchema = new Schema<StoredConversation>(
     contact_name: { type: String, required: true },
     last_message_id: { type: Number, required: true },
     unread_ids: { type: [Number], default: [] },
+    has_unread: { type: Boolean, default: false },
+    status: { type: String, default: 'open' },
+    assigned_agent_id: { type: Number, default: null },
+    last_inbound_at: { type: Date, default: null },
+    agent_replied_at: { type: Date, default: null },
     updated_at: { type: Date, required: true },
   },
   { collection: 'conversations', versionKey: false, minimize: false },
 );
 conversationSchema.index({ company_id: 1, last_message_id: -1 });
+// The inbox's filters, each an equality after the organization, newest first within it.
+conversationSchema.index({ company_id: 1, status: 1, last_message_id: -1 });
+conversationSchema.index({ company_id: 1, assigned_agent_id: 1, last_message_id: -1 });
+conversationSchema.index({ company_id: 1, has_unread: 1, last_message_id: -1 });
+
+/** What getConversations may filter on (all given ones apply). */
+export interface ConversationFilter {
+  before_id?: number;
+  status?: ConversationStatus;
+  /** A user id, or null for conversations nobody has. */
+  assigned_agent_id?: number | null;
+  unread?: boolean;
+}
+
+/** Told of every change to a conversation's assignee, status or unread count, with its new state. */
+export type ConversationListener = (conversation: StoredConversation) => void;
 
 export const conversationId = (company_id: number, contact_id: number) =>
   `${company_id}:${contact_id}`;
 
-type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone' | 'direction'>;
+type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone' | 'direction'> &
+  Partial<Pick<StoredMessage, 'sent_by_agent_id'>>;
 
 interface Outbound {
   message: Subject;
@@ -50,23 +82,36 @@ interface Outbound {
  * (the conversation of a contact's first message is created by it). Several sends to one contact
  * in a batch become one write, of the newest.
  */
-function outboundUpserts(items: Outbound[]) {
+function outboundUpserts(items: Outbound[], byAgents: Set<string>) {
   const newest = new Map<string, Outbound>();
   for (const item of items) {
     const _id = conversationId(item.message.company_id, item.message.contact_id);
     const held = newest.get(_id);
     if (!held || held.message.id < item.message.id) newest.set(_id, item);
+    if (item.message.sent_by_agent_id) byAgents.add(_id);
   }
   return [...newest].map(([_id, { message, contactName, now }]) => ({
     updateOne: {
       filter: { _id },
       update: {
-        $max: { last_message_id: message.id, updated_at: now },
-        $set: { unread_ids: [], ...(contactName ? { contact_name: contactName } : {}) },
+        // An agent's message: automated answers wait from now (see receive-messages).
+        $max: {
+          last_message_id: message.id,
+          updated_at: now,
+          ...(byAgents.has(_id) ? { agent_replied_at: now } : {}),
+        },
+        $set: {
+          unread_ids: [],
+          has_unread: false,
+          ...(contactName ? { contact_name: contactName } : {}),
+        },
         $setOnInsert: {
           company_id: message.company_id,
           contact_id: message.contact_id,
           phone: message.phone,
+          status: 'open',
+          assigned_agent_id: null,
+          // Not agent_replied_at: `$max` sets it (one path cannot be in two operators).
           ...(contactName ? {} : { contact_name: message.phone }),
         },
       },
@@ -82,12 +127,29 @@ function allDuplicates(error: unknown): boolean {
   return list.length > 0 && list.every((e) => isDuplicateKeyError(e));
 }
 
-export function createConversationStore(db: Connection) {
+export function createConversationStore(
+  db: Connection,
+  changed: ConversationListener = () => undefined,
+) {
   const Conversations = db.model<StoredConversation>('Conversation', conversationSchema);
+
+  const byId = (_id: string) => Conversations.findOne({ _id }).lean<StoredConversation>().exec();
+
+  /** One change by `_id`, answered with the conversation as it is after it (null: none). */
+  const change = (_id: string, update: Record<string, unknown>, filter = {}) =>
+    Conversations.findOneAndUpdate({ _id, ...filter }, update, { returnDocument: 'after' })
+      .lean<StoredConversation>()
+      .exec();
 
   /** Sent messages of concurrent sends, written together: one command for many conversations. */
   const outbound = createWriteBatcher<Outbound>(async (items) => {
-    const writes = outboundUpserts(items);
+    const byAgents = new Set<string>();
+    const writes = outboundUpserts(items, byAgents);
+    // Which of them a send makes read: one read for the batch, for the console's live view.
+    const ids = writes.map((write) => write.updateOne.filter._id);
+    const unread = await Conversations.find({ _id: op({ $in: ids }), has_unread: true })
+      .lean<StoredConversation[]>()
+      .exec();
     try {
       await Conversations.bulkWrite(writes, { ordered: false });
     } catch (error) {
@@ -96,29 +158,70 @@ export function createConversationStore(db: Connection) {
       if (!isDuplicateKeyError(error) && !allDuplicates(error)) throw error;
       await Conversations.bulkWrite(writes, { ordered: false });
     }
+    for (const conversation of unread) {
+      changed({ ...conversation, unread_ids: [], has_unread: false });
+    }
+    // A conversation waiting for a person is open again once an agent has answered it.
+    for (const _id of byAgents) {
+      const reopened = await change(_id, { $set: { status: 'open' } }, { status: 'needs_human' });
+      if (reopened) changed(reopened);
+    }
   });
 
   return {
-    init: () => Conversations.init(),
+    async init(): Promise<void> {
+      await Conversations.init();
+      // Conversations stored before the inbox had these fields: open, nobody's.
+      await Conversations.updateMany(
+        { status: op({ $exists: false }) },
+        { $set: { status: 'open', assigned_agent_id: null, agent_replied_at: null } },
+      );
+      await Conversations.updateMany(
+        { has_unread: op({ $exists: false }), 'unread_ids.0': op({ $exists: true }) },
+        { $set: { has_unread: true } },
+      );
+      await Conversations.updateMany(
+        { has_unread: op({ $exists: false }) },
+        { $set: { has_unread: false } },
+      );
+    },
+
+    find: (company_id: number, contact_id: number) => byId(conversationId(company_id, contact_id)),
 
     /**
      * Makes `message` the conversation's last message unless a newer one already is (`$max` of
      * the id), counts an inbound message as unread, and an outbound one clears the unread count.
      * Every write is by `_id` alone and idempotent: a redelivered message changes nothing twice.
      */
-    async record(message: Subject, contactName: string | undefined, now: Date): Promise<void> {
+    async record(
+      message: Subject,
+      contactName: string | undefined,
+      now: Date,
+      receivedAt = now,
+    ): Promise<void> {
       const _id = conversationId(message.company_id, message.contact_id);
+      const inbound = message.direction === 'inbound';
       const update = {
-        $max: { last_message_id: message.id, updated_at: now },
-        ...(message.direction === 'inbound'
+        $max: {
+          last_message_id: message.id,
+          updated_at: now,
+          ...(inbound ? { last_inbound_at: receivedAt } : {}),
+        },
+        ...(inbound
           ? {
               $addToSet: { unread_ids: message.id },
-              ...(contactName ? { $set: { contact_name: contactName } } : {}),
+              $set: { has_unread: true, ...(contactName ? { contact_name: contactName } : {}) },
             }
-          : { $set: { unread_ids: [], ...(contactName ? { contact_name: contactName } : {}) } }),
+          : {
+              $set: {
+                unread_ids: [],
+                has_unread: false,
+                ...(contactName ? { contact_name: contactName } : {}),
+              },
+            }),
       };
-      const { matchedCount } = await Conversations.updateOne({ _id }, update);
-      if (matchedCount === 1) return;
+      const after = await change(_id, update);
+      if (after) return announce(after, inbound);
       // The contact's first message: create the conversation (first upserts race), then update it.
       await createIfMissing(Conversations, _id, {
         company_id: message.company_id,
@@ -127,9 +230,15 @@ export function createConversationStore(db: Connection) {
         contact_name: contactName ?? message.phone,
         last_message_id: 0,
         unread_ids: [],
+        has_unread: false,
+        status: 'open',
+        assigned_agent_id: null,
+        last_inbound_at: null,
+        agent_replied_at: null,
         updated_at: now,
       });
-      await Conversations.updateOne({ _id }, update);
+      const created = await change(_id, update);
+      if (created) await announce(created, inbound);
     },
 
     /**
@@ -163,22 +272,48 @@ export function createConversationStore(db: Connection) {
         // No projection: the local database's findAndModify does not take one.
         { returnDocument: 'after' },
       )
-        .lean<Pick<StoredConversation, 'unread_ids'>>()
+        .lean<StoredConversation>()
         .exec();
-      return after?.unread_ids.length ?? 0;
+      if (!after) return 0;
+      if (after.unread_ids.length === 0) {
+        // Only while still empty: a message arriving meanwhile set it again, and stays unread.
+        await Conversations.updateOne(
+          { _id, 'unread_ids.0': op({ $exists: false }) },
+          { $set: { has_unread: false } },
+        ).exec();
+        after.has_unread = false;
+      }
+      changed(after);
+      return after.unread_ids.length;
     },
 
     /** Resolves once every sent message handed over so far is recorded. */
     drain: () => outbound.drain(),
 
+    /** Gives the conversation to a user, or to nobody (null); null when there is no conversation. */
+    async assign(company_id: number, contact_id: number, agent_id: number | null) {
+      const after = await change(conversationId(company_id, contact_id), {
+        $set: { assigned_agent_id: agent_id },
+      });
+      if (after) changed(after);
+      return after;
+    },
+
+    /** Moves the conversation to `status`; null when there is no conversation. */
+    async setStatus(company_id: number, contact_id: number, status: ConversationStatus) {
+      const after = await change(conversationId(company_id, contact_id), { $set: { status } });
+      if (after) changed(after);
+      return after;
+    },
+
     /** The organization's conversations, most recent message first. */
     list(
       company_id: number,
       limit: number,
-      before_id?: number,
+      filter: ConversationFilter = {},
       skip = 0,
     ): Promise<StoredConversation[]> {
-      return Conversations.find(listFilter(company_id, before_id))
+      return Conversations.find(listFilter(company_id, filter))
         .sort({ last_message_id: -1 })
         .skip(skip)
         .limit(limit)
@@ -186,15 +321,45 @@ export function createConversationStore(db: Connection) {
         .exec();
     },
 
-    count(company_id: number, before_id?: number): Promise<number> {
-      return Conversations.countDocuments(listFilter(company_id, before_id)).exec();
+    count(company_id: number, filter: ConversationFilter = {}): Promise<number> {
+      return Conversations.countDocuments(listFilter(company_id, filter)).exec();
     },
   };
+
+  /**
+   * After an inbound message: a closed conversation opens again (the contact wrote back), and
+   * the console hears of the new unread count. A redelivered message changes nothing and says so
+   * again, which the console takes as the same state.
+   */
+  async function announce(conversation: StoredConversation, inbound: boolean): Promise<void> {
+    if (!inbound) return;
+    if (conversation.status === 'closed') {
+      const reopened = await change(
+        conversation._id,
+        { $set: { status: 'open' } },
+        { status: 'closed' },
+      );
+      if (reopened) return changed(reopened);
+    }
+    changed(conversation);
+  }
 }
 
 export type ConversationStore = ReturnType<typeof createConversationStore>;
 
-/** Conversations with a message, those whose last message is older than `before_id` when given. */
-function listFilter(company_id: number, before_id?: number) {
-  return { company_id, last_message_id: op(before_id ? { $gt: 0, $lt: before_id } : { $gt: 0 }) };
+/**
+ * Conversations with a message, those whose last message is older than `before_id` when given,
+ * narrowed by the inbox's filters.
+ */
+function listFilter(company_id: number, filter: ConversationFilter) {
+  const { before_id } = filter;
+  return {
+    company_id,
+    ...(filter.status !== undefined ? { status: filter.status } : {}),
+    ...(filter.assigned_agent_id !== undefined
+      ? { assigned_agent_id: filter.assigned_agent_id }
+      : {}),
+    ...(filter.unread !== undefined ? { has_unread: filter.unread } : {}),
+    last_message_id: op(before_id ? { $gt: 0, $lt: before_id } : { $gt: 0 }),
+  };
 }

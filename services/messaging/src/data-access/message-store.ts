@@ -49,6 +49,8 @@ export interface StoredMessage extends OutboxFields {
   raw_json: string | null;
   idempotency_key: string | null;
   campaign_id: number | null;
+  /** The user (agent) who sent it from the console; absent or null for any other send. */
+  sent_by_agent_id?: number | null;
   /** The month whose quota place this message holds (given back if the provider refuses it). */
   quota_month: string | null;
   /** A send in progress holds this lease; an expired lease lets a retry take the send over. */
@@ -86,6 +88,7 @@ const messageSchema = new Schema<StoredMessage>(
     raw_json: { type: String, default: null },
     idempotency_key: { type: String, default: null },
     campaign_id: { type: Number, default: null },
+    sent_by_agent_id: { type: Number, default: null },
     quota_month: { type: String, default: null },
     lease_until: { type: Date, default: null },
     created_at: { type: Date, required: true },
@@ -330,6 +333,14 @@ export function createMessageStore(db: Connection) {
     },
 
     findById: byId,
+
+    /** Several messages in one read (by their string `_id`s), in no particular order. */
+    findByIds(ids: number[]): Promise<StoredMessage[]> {
+      if (ids.length === 0) return Promise.resolve([]);
+      return Messages.find({ _id: op({ $in: ids.map(String) }) })
+        .lean<StoredMessage[]>()
+        .exec();
+    },
 
     /** The organization's message, or null (also for another organization's id). */
     async findOwn(company_id: number, id: number): Promise<StoredMessage | null> {

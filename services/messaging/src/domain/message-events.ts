@@ -128,7 +128,7 @@ export const messageReceived = (
   message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type' | 'media'>,
   contactName: string,
   now: Date,
-  extras: { reply_id?: string; echo?: true } = {},
+  extras: { reply_id?: string; echo?: true; automation_paused?: true } = {},
 ): BrokerEvent => ({
   ...brokerEvent(
     'message_received',

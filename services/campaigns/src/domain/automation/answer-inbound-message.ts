@@ -32,6 +32,7 @@ export type AnswerOutcome =
   | 'no_answer'
   | 'echo'
   | 'bots_off'
+  | 'agent_replying'
   | 'rate_limited'
   | 'quota_exhausted'
   | 'unsendable'
@@ -80,7 +81,8 @@ export const answerKey = (message_id: number) => `automation:${message_id}`;
 
 /**
  * `message_received` → at most one automated answer. Nothing is
- * answered for an echo of the business's own number, for a contact whose bots are off, beyond
+ * answered for an echo of the business's own number, for a contact whose bots are off, for a
+ * contact an agent answered a moment ago (messaging marks it `automation_paused`), beyond
  * the per-contact answers per minute, or when the month's message quota is used up (logged).
  * The answer goes to messaging as `messaging.send` commands with the quota place already held.
  */
@@ -129,6 +131,11 @@ export async function answerInboundMessage(
   if (!optOut && state.bots_off) {
     log.debug('automated answer skipped: bots are off for the contact');
     return 'bots_off';
+  }
+  // An opt-out is still honoured while an agent answers the contact; nothing else is sent.
+  if (!optOut && event.automation_paused) {
+    log.info('automated answer skipped: an agent is answering the contact');
+    return 'agent_replying';
   }
   const answer = optOut ?? (await firstAnswer(deps.responders, turn));
   if (!answer) return 'no_answer';

@@ -9,6 +9,8 @@ import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { ownerPath, rawPathOf } from '../../domain/public-paths';
 import type { ServiceProxy } from '../../outbound/service-proxy';
 import { authenticatedOrganization, requireToken } from './authenticate';
+import { callerOf } from './authenticate-caller';
+import { EDGE_CHECKED_OPERATIONS, type EdgeCheck } from './check-assignee';
 import { presentOrganization } from './present-organization';
 import type { RateLimits } from './rate-limits';
 
@@ -25,6 +27,8 @@ export function apiRoutes(
     limits: RateLimits;
     /** Token or session (the console); a token alone when not given. */
     authenticate?: RequestHandler;
+    /** Checks of an operation's input against what the gateway keeps (users), by operation. */
+    edgeChecks?: Record<string, EdgeCheck>;
   },
 ): void {
   const openApiDocument = buildOpenApiDocument();
@@ -48,12 +52,18 @@ export function apiRoutes(
       throw new AppError('not_found', `Unknown operation ${String(req.params.operation)}`);
     }
     const owner = API_OPERATION_OWNERS[operation as keyof typeof API_OPERATION_OWNERS];
+    const check = EDGE_CHECKED_OPERATIONS.has(operation) ? deps.edgeChecks?.[operation] : undefined;
+    if (check) await check(req, res);
+    const caller = callerOf(res);
     await deps.proxy.forward(
       owner,
       req,
       res,
       `/api/svc/${operation}`,
       authenticatedOrganization(res),
+      caller?.kind === 'user'
+        ? { user_id: caller.user.user_id, role: caller.user.role }
+        : undefined,
     );
   });
 

@@ -18,6 +18,7 @@ import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import type { OwnerService, ServiceProxy } from '../../outbound/service-proxy';
 import type { RateLimits } from './rate-limits';
 import { tokenAmong } from './authenticate';
+import { EDGE_CHECKED_OPERATIONS } from './check-assignee';
 
 /** The route label the express route of these requests has, so the metrics stay one series. */
 const ROUTE = '/api/svc/:operation';
@@ -41,7 +42,7 @@ function fastOperations(): Map<string, FastOperation> {
     const method = methods.get(`/api/svc/${name}`);
     // An operation documented under one method only; anything else is express' to answer.
     const documented = ALL_OPERATIONS.filter((op) => op.path === `/api/svc/${name}`).length;
-    if (method && documented === 1) {
+    if (method && documented === 1 && !EDGE_CHECKED_OPERATIONS.has(name)) {
       operations.set(name.toLowerCase(), { name, owner: owner as OwnerService, method });
     }
   }

@@ -29,6 +29,7 @@ export function presentMessage(message: StoredMessage): MessageView {
     status: message.status,
     error: message.error ?? null,
     campaign_id: message.campaign_id ?? null,
+    sent_by_agent_id: message.sent_by_agent_id ?? null,
     created_at: new Date(message.created_at).toISOString(),
     status_times: statusTimesOf(message),
     ...(message.media ? { media: message.media } : {}),

@@ -9,7 +9,7 @@ import {
   type MessagesResponse,
 } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
-import type { ConversationStore } from '../../data-access/conversation-store';
+import type { ConversationFilter, ConversationStore } from '../../data-access/conversation-store';
 import { hasRealWamid, type MessageStore } from '../../data-access/message-store';
 import type { ContactRef, ContactsClient } from '../../outbound/contacts-client';
 import { presentMessage, statusTimesOf } from './present-message';
@@ -77,20 +77,47 @@ export async function getMessages(
   };
 }
 
-/** Spec §4.3 `getConversations`: contacts by their latest message, with current names. */
+/** The inbox's filters of a listing; `me` is the signed-in user the gateway names. */
+function filterOf(query: GetConversationsQuery, user_id: number | undefined): ConversationFilter {
+  const { assignee } = query;
+  if (assignee === 'me' && user_id === undefined) {
+    throw new AppError(
+      'validation_failed',
+      'assignee: me needs a signed-in user (an API token acts for no one); give a user id',
+    );
+  }
+  return {
+    before_id: query.before_id,
+    status: query.status,
+    unread: query.unread,
+    ...(assignee === undefined
+      ? {}
+      : {
+          assigned_agent_id: assignee === 'me' ? user_id! : assignee === 'none' ? null : assignee,
+        }),
+  };
+}
+
+/**
+ * Spec §4.3 `getConversations`: contacts by their latest message, with current names, their
+ * assignee, status and unread count; filtered by assignee, status and unread when asked.
+ */
 export async function getConversations(
   deps: ReadingDeps,
   company_id: number,
   query: GetConversationsQuery,
+  user_id?: number,
 ): Promise<ConversationsResponse> {
   const request = pageRequest(query, DEFAULT_MESSAGES_PER_PAGE);
+  const filter = filterOf(query, user_id);
   const [page, total] = await Promise.all([
-    deps.conversations.list(company_id, request.per_page + 1, query.before_id, request.skip),
-    deps.conversations.count(company_id, query.before_id),
+    deps.conversations.list(company_id, request.per_page + 1, filter, request.skip),
+    deps.conversations.count(company_id, filter),
   ]);
   const conversations = page.slice(0, request.per_page);
-  const [lastMessages, contacts] = await Promise.all([
-    Promise.all(conversations.map((c) => deps.messages.findById(c.last_message_id))),
+  const [found, contacts] = await Promise.all([
+    // One read for the page's last messages, not one per conversation.
+    deps.messages.findByIds(conversations.map((c) => c.last_message_id)),
     deps.contacts
       .byIds(
         company_id,
@@ -102,6 +129,8 @@ export async function getConversations(
       }),
   ]);
   const names = new Map(contacts.map((contact) => [contact.id, contact.name]));
+  const byId = new Map(found.map((message) => [message.id, message]));
+  const lastMessages = conversations.map((c) => byId.get(c.last_message_id));
   const items = conversations.flatMap((conversation, index) => {
     const last = lastMessages[index];
     if (!last || last.company_id !== company_id) return [];
@@ -115,6 +144,11 @@ export async function getConversations(
         phone: conversation.phone,
         last_message: lastMessage,
         unread_count: conversation.unread_ids.length,
+        assigned_agent_id: conversation.assigned_agent_id ?? null,
+        status: conversation.status ?? 'open',
+        last_inbound_at: conversation.last_inbound_at
+          ? new Date(conversation.last_inbound_at).toISOString()
+          : null,
         updated_at: new Date(conversation.updated_at).toISOString(),
       },
     ];

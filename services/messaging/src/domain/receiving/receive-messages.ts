@@ -23,6 +23,13 @@ export interface ReceivingDeps {
   logger: Logger;
   /** Files contacts send are queued here and fetched apart from receipt (`kick` starts it). */
   inboundMedia?: { store: InboundMediaStore; kick(): void };
+  /** After an agent's message to a contact, how long automated answers to them wait (0: never). */
+  agentReplyPauseMs: number;
+}
+
+/** An agent answered the contact within the pause: automation should leave them to the agent. */
+function agentIsReplying(agentRepliedAt: Date | null | undefined, pauseMs: number, now: Date) {
+  return !!agentRepliedAt && now.getTime() - new Date(agentRepliedAt).getTime() < pauseMs;
 }
 
 type Loose = Record<string, unknown>;
@@ -123,7 +130,10 @@ async function receiveOne(
   const contact = await deps.contacts.resolve(company_id, phone, {
     ...(profileName ? { name: profileName } : {}),
   });
+  const conversation =
+    deps.agentReplyPauseMs > 0 ? await deps.conversations.find(company_id, contact.id) : null;
   const { type, text } = describeInbound(raw);
+  const receivedAt = providerTime(raw.timestamp, now);
   const id = await deps.nextMessageId();
   const file = deps.inboundMedia ? mediaOf(raw, type) : null;
   const pendingMedia: MediaDescriptor | undefined = file
@@ -142,7 +152,7 @@ async function receiveOne(
     status: 'received',
     error: null,
     status_times: {},
-    history: [{ status: 'received', at: providerTime(raw.timestamp, now), applied: true }],
+    history: [{ status: 'received', at: receivedAt, applied: true }],
     statuses_seen: [],
     request_json: null,
     raw_json: JSON.stringify(raw),
@@ -160,6 +170,9 @@ async function receiveOne(
   const event = messageReceived(deps.eventIds, message, contact.name, now, {
     ...(replyId ? { reply_id: replyId } : {}),
     ...(echo ? { echo: true as const } : {}),
+    ...(agentIsReplying(conversation?.agent_replied_at, deps.agentReplyPauseMs, now)
+      ? { automation_paused: true as const }
+      : {}),
   });
   if (file && deps.inboundMedia) {
     // Queued before the message exists (keyed by its id), so a stored message always has its
@@ -176,7 +189,7 @@ async function receiveOne(
     if (first) await finishRedelivery(deps, company_id, first, now);
     return;
   }
-  await deps.conversations.record(message, contact.name, now);
+  await deps.conversations.record(message, contact.name, now, receivedAt);
   if (file) deps.inboundMedia?.kick();
   else deps.relay.relaySoon(deps.messages.outbox, message._id);
 }
@@ -192,7 +205,7 @@ async function finishRedelivery(
     deps.logger.warn({ wamid: known.wamid }, 'inbound wamid belongs to another organization');
     return;
   }
-  await deps.conversations.record(known, undefined, now);
+  await deps.conversations.record(known, undefined, now, known.history[0]?.at ?? known.created_at);
   deps.relay.relaySoon(deps.messages.outbox, known._id);
 }
 

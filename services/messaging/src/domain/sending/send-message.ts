@@ -37,6 +37,7 @@ import type { ProviderFailure } from '../../outbound/provider-failure';
 import { resolveReferences } from './resolve-references';
 import { deliverToProvider, type Pacing, type RetryPolicy } from './deliver-to-provider';
 import { refuseUnsubscribed } from './refuse-unsubscribed';
+import { serviceWindowRefusal } from './service-window';
 
 export interface SendingDeps {
   nextMessageId(): Promise<number>;
@@ -74,6 +75,8 @@ export type SendRequest = SendBody & {
   recipient: Recipient;
   idempotency?: { scope: 'api' | 'command'; key: string; fingerprint: string };
   campaign_id?: number;
+  /** The signed-in user (agent) sending from the console. */
+  sent_by_agent_id?: number;
   /** The producer already holds this message's quota place, in this month. */
   reservedMonth?: string;
   /** The producer holds this message's place under this hold name (taken over, else reserved). */
@@ -311,7 +314,7 @@ export function createSender(deps: SendingDeps) {
   ): Promise<SendAnswer> {
     const { company_id } = request.organization;
     const channel = await channelOf(company_id);
-    const refusal = await templateRefusal(request);
+    let refusal = await templateRefusal(request);
     const { month, hold } = await reserveQuota(id, request, now);
     const giveBack = () =>
       hold
@@ -321,11 +324,19 @@ export function createSender(deps: SendingDeps) {
     let contact: ContactRef;
     try {
       contact = await recipientOf(request);
+      const kind = 'content' in request ? request.content : request.contentFor('0');
       // A direct send (not a producer's command: campaigns and automated answers decide that).
       if (request.idempotency?.scope !== 'command') {
-        const planned = 'content' in request ? request.content : request.contentFor('0');
-        await refuseUnsubscribed(deps, company_id, contact, planned, now);
+        await refuseUnsubscribed(deps, company_id, contact, kind, now);
       }
+      refusal ??= await serviceWindowRefusal(
+        deps.conversations,
+        request,
+        kind,
+        contact,
+        company_id,
+        now,
+      );
       if ('upload' in request) {
         const uploaded = await deps.cloudApi.forChannel(channel).uploadMedia(request.upload);
         if (!uploaded.ok) {
@@ -377,6 +388,7 @@ export function createSender(deps: SendingDeps) {
       raw_json: null,
       idempotency_key: request.idempotency?.key ?? null,
       campaign_id: request.campaign_id ?? null,
+      sent_by_agent_id: request.sent_by_agent_id ?? null,
       quota_month: month,
       lease_until: new Date(now.getTime() + deps.leaseMs),
       created_at: now,

@@ -14,6 +14,7 @@ import {
   getMessages,
   type ReadingDeps,
 } from '../../domain/reading/read-messages';
+import { signedInUserOf } from './caller';
 
 /** The API's read operations; every lookup is the caller's organization's only. */
 export function readRoutes(
@@ -35,7 +36,7 @@ export function readRoutes(
   router.get('/api/svc/getConversations', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetConversationsQuerySchema, req.query);
-    res.json(await getConversations(deps, company_id, query));
+    res.json(await getConversations(deps, company_id, query, signedInUserOf(req)?.user_id));
   });
 
   router.post('/api/svc/markMessageRead', async (req, res) => {

@@ -15,6 +15,7 @@ import {
   contentOfTemplate,
 } from '../../domain/sending/content-of';
 import type { SendAnswer, SendBody, Sender } from '../../domain/sending/send-message';
+import { signedInUserOf } from './caller';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -38,6 +39,12 @@ function idempotencyOf(req: Request, operation: string, request: unknown, extra 
 function campaignOf(req: Request): { campaign_id?: number } {
   const value = req.header(CAMPAIGN_ID_HEADER);
   return value && /^[1-9][0-9]{0,14}$/.test(value) ? { campaign_id: Number(value) } : {};
+}
+
+/** A message sent from the console names the agent who sent it. */
+function agentOf(req: Request): { sent_by_agent_id?: number } {
+  const user = signedInUserOf(req);
+  return user ? { sent_by_agent_id: user.user_id } : {};
 }
 
 function answer(res: Response, sent: SendAnswer): void {
@@ -80,6 +87,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
         content: contentOfMessage(rest),
         idempotency: idempotencyOf(req, 'sendMessageToPhoneNumber', request),
         ...campaignOf(req),
+        ...agentOf(req),
         mayFail: true,
       }),
     );
@@ -97,6 +105,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
         content: contentOfTemplate(rest),
         idempotency: idempotencyOf(req, 'sendtemplatemessage', request),
         ...campaignOf(req),
+        ...agentOf(req),
         mayFail: true,
       }),
     );
@@ -132,6 +141,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
         recipient: { phone },
         ...body,
         idempotency: idempotencyOf(req, 'sendmedia', request, fileHash),
+        ...agentOf(req),
         mayFail: true,
       }),
     );

@@ -19,6 +19,29 @@ export interface AiBotDeps {
   /** Messages of the conversation sent with each question, the one being answered included. */
   historyMessages: number;
   logger: Logger;
+  /** The model asked for a person (the hand-over marker): the contact is handed over. */
+  handOver?(company_id: number, contact_id: number): Promise<void>;
+}
+
+/**
+ * What the model writes, anywhere in its answer, to hand the conversation to a person (the
+ * organization's system prompt tells it when, e.g. "if the customer asks for a person or you
+ * cannot help, add [handover]"). Plain text rather than a tool call: every OpenAI-compatible
+ * endpoint returns text, not all of them support tools.
+ */
+export const HAND_OVER_MARKER = /\[\s*hand[\s_-]?over\s*\]/i;
+
+/** The answer without the marker, and whether the marker was there. */
+export function splitHandOver(text: string): { text: string; handOver: boolean } {
+  if (!HAND_OVER_MARKER.test(text)) return { text: text.trim(), handOver: false };
+  const every = new RegExp(HAND_OVER_MARKER.source, 'gi');
+  return {
+    text: text
+      .replace(every, ' ')
+      .replace(/[ \t]{2,}/g, ' ')
+      .trim(),
+    handOver: true,
+  };
 }
 
 export const AI_BOT_SOURCE = 'ai_bot';
@@ -42,6 +65,7 @@ export function createAiBotResponder(deps: AiBotDeps): Responder {
       contact_id: turn.contact.id,
       message_id: turn.message.message_id,
     });
+    let answer: string;
     try {
       const history = await deps.recentMessages(
         turn.organization,
@@ -64,13 +88,18 @@ export function createAiBotResponder(deps: AiBotDeps): Responder {
         log.warn({ reason: outcome.reason, detail: outcome.detail }, 'AI bot gave no answer');
         return null;
       }
-      return {
-        source: AI_BOT_SOURCE,
-        content: { type: 'text', message: answerText(outcome.content) },
-      };
+      answer = outcome.content;
     } catch (error) {
       log.warn({ err: error, reason: 'error' }, 'AI bot gave no answer');
       return null;
     }
+    const { text, handOver } = splitHandOver(answer);
+    if (handOver && deps.handOver) {
+      // Outside the catch: a hand-over that could not be recorded fails the turn, which is retried.
+      await deps.handOver(company_id, turn.contact.id);
+      log.info('AI bot handed the conversation over to a person');
+    }
+    if (!text) return null;
+    return { source: AI_BOT_SOURCE, content: { type: 'text', message: answerText(text) } };
   };
 }
