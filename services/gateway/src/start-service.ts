@@ -10,6 +10,7 @@ import { createOrganizationStore } from './data-access/organization-store';
 import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
+import { consoleRoutes } from './entry-points/http/console-routes';
 import { createFastApiPath } from './entry-points/http/fast-api-path';
 import { createRateLimits } from './entry-points/http/rate-limits';
 import { methodGuard } from './entry-points/http/method-guard';
@@ -101,6 +102,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
           users.routes(router);
           apiRoutes(router, { authenticator, proxy, limits, authenticate: users.authenticate });
+          consoleRoutes(router);
         },
         onStop: async () => {
           await users.stop();
