@@ -71,7 +71,7 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
       id: string;
       impact: string | null;
       help: string;
-      nodes: { target: unknown[] }[];
+      nodes: { target: unknown[]; failureSummary?: string }[];
     }[];
   });
   return violations
@@ -80,7 +80,7 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
       id: violation.id,
       impact: violation.impact,
       help: violation.help,
-      nodes: violation.nodes.map((node) => JSON.stringify(node.target)),
+      nodes: violation.nodes.map((node) => `${JSON.stringify(node.target)}: ${node.failureSummary}`),
     }));
 }
 

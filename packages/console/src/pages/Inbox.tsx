@@ -229,7 +229,7 @@ function Thread({ conversation }: { conversation: Conversation }) {
             +{conversation.phone}
           </Text>
         </div>
-        <Badge color={open ? 'teal' : 'gray'} variant="light">
+        <Badge color={open ? 'teal.9' : 'gray.7'}>
           {open ? '24-hour window open' : 'window closed'}
         </Badge>
       </Group>

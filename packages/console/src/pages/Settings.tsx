@@ -74,7 +74,7 @@ function ApiTokens() {
               <Group>
                 <CopyButton value={created.token}>
                   {({ copied, copy }) => (
-                    <Button size="xs" variant="light" onClick={copy}>
+                    <Button size="xs" variant="default" onClick={copy}>
                       {copied ? 'Copied' : 'Copy token'}
                     </Button>
                   )}
@@ -139,7 +139,7 @@ function ApiTokens() {
                     <Button
                       size="xs"
                       color="red"
-                      variant="light"
+                      variant="default"
                       aria-label={`Revoke ${token.name}`}
                       onClick={() => {
                         if (window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)) {
@@ -291,8 +291,7 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
                   </Table.Td>
                   <Table.Td>
                     <Badge
-                      variant="light"
-                      color={!agent.active ? 'gray' : agent.invitation_pending ? 'yellow' : 'green'}
+                      color={!agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'}
                     >
                       {!agent.active ? 'deactivated' : agent.invitation_pending ? 'invited' : 'active'}
                     </Badge>
@@ -301,7 +300,7 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
                     {agent.role !== 'owner' && (
                       <Button
                         size="xs"
-                        variant="light"
+                        variant="default"
                         color={agent.active ? 'red' : 'teal'}
                         aria-label={`${agent.active ? 'Deactivate' : 'Reactivate'} ${agent.name}`}
                         onClick={() => update.mutate({ agent_id: agent.id, active: !agent.active })}

@@ -46,7 +46,7 @@ function SecretOnce({ webhook, onDone }: { webhook: Webhook; onDone: () => void 
         <Group>
           <CopyButton value={webhook.secret}>
             {({ copied, copy }) => (
-              <Button size="xs" variant="light" onClick={copy}>
+              <Button size="xs" variant="default" onClick={copy}>
                 {copied ? 'Copied' : 'Copy secret'}
               </Button>
             )}
@@ -114,7 +114,7 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: Webhook) => voi
                     <Group gap={6} component="span">
                       <span>{eventName}</span>
                       {isReservedEventName(eventName) && (
-                        <Badge size="xs" color="gray" variant="outline" component="span">
+                        <Badge size="xs" color="gray.7" component="span">
                           reserved
                         </Badge>
                       )}
@@ -141,9 +141,9 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: Webhook) => voi
 }
 
 const STATE_LABELS: Record<DeliveryLog['state'], { label: string; color: string }> = {
-  succeeded: { label: 'delivered', color: 'green' },
-  retrying: { label: 'retrying', color: 'yellow' },
-  failed: { label: 'failed', color: 'red' },
+  succeeded: { label: 'delivered', color: 'teal.9' },
+  retrying: { label: 'retrying', color: 'yellow.4' },
+  failed: { label: 'failed', color: 'red.9' },
 };
 
 /**
@@ -242,7 +242,7 @@ function DeliveryLogs({ webhook }: { webhook: Webhook }) {
                     </Table.Td>
                     <Table.Td>{latest.attempt}</Table.Td>
                     <Table.Td>
-                      <Badge color={state.color} variant="light" data-testid="delivery-state">
+                      <Badge color={state.color} data-testid="delivery-state">
                         {state.label}
                       </Badge>
                     </Table.Td>
@@ -357,7 +357,7 @@ export function WebhooksPage() {
                       <Code data-testid="masked-secret">{webhook.secret}</Code>
                     </Table.Td>
                     <Table.Td>
-                      <Badge color={webhook.active ? 'green' : 'gray'} variant="light">
+                      <Badge color={webhook.active ? 'teal.9' : 'gray.7'}>
                         {webhook.active ? 'active' : 'paused'}
                       </Badge>
                     </Table.Td>
@@ -365,7 +365,7 @@ export function WebhooksPage() {
                       <Group gap={4} wrap="nowrap">
                         <Button
                           size="xs"
-                          variant="light"
+                          variant="default"
                           onClick={() => setOpenLogs(openLogs === webhook.id ? null : webhook.id)}
                           aria-expanded={openLogs === webhook.id}
                           aria-label={`Delivery log of ${webhook.name}`}
@@ -374,7 +374,7 @@ export function WebhooksPage() {
                         </Button>
                         <Button
                           size="xs"
-                          variant="light"
+                          variant="default"
                           onClick={() => action.mutate({ kind: 'test', webhook })}
                           aria-label={`Send a test event to ${webhook.name}`}
                         >
@@ -382,7 +382,7 @@ export function WebhooksPage() {
                         </Button>
                         <Button
                           size="xs"
-                          variant="light"
+                          variant="default"
                           onClick={() => action.mutate({ kind: 'toggle', webhook })}
                           aria-label={`${webhook.active ? 'Pause' : 'Activate'} ${webhook.name}`}
                         >
@@ -390,16 +390,16 @@ export function WebhooksPage() {
                         </Button>
                         <Button
                           size="xs"
-                          variant="light"
+                          variant="default"
                           onClick={() => action.mutate({ kind: 'rotate', webhook })}
-                          aria-label={`Rotate the secret of ${webhook.name}`}
+                          aria-label={`Rotate secret of ${webhook.name}`}
                         >
                           Rotate secret
                         </Button>
                         <Button
                           size="xs"
                           color="red"
-                          variant="light"
+                          variant="default"
                           onClick={() => {
                             if (window.confirm(`Delete the webhook “${webhook.name}” and its log?`)) {
                               action.mutate({ kind: 'delete', webhook });
