@@ -8,7 +8,9 @@ export default defineConfig({
   plugins: [react()],
   resolve: {
     // The contracts' TypeScript sources as ES modules, so the bundle keeps only what is used.
-    alias: { '@switchboard/contracts': path.resolve(import.meta.dirname, '../contracts/src/index.ts') },
+    alias: {
+      '@switchboard/contracts': path.resolve(import.meta.dirname, '../contracts/src/index.ts'),
+    },
   },
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 2000 },
 });

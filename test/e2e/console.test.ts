@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The web console in a real browser (the system's Chromium driven by playwright-core), against
 // every service and the provider simulator as processes: what a support agent, a marketer and a
 // developer see and do. Each page is checked with axe-core and photographed into docs/console/.
@@ -79,10 +80,16 @@ async function signInThroughForm(page: Page, email: string, password: string): P
 async function organizationWithOwner(name: string, plan: 'free' | 'standard', email: string) {
   const created = await e2e.createOrganization(name, plan, { owner_email: email });
   const invitation = new URL(created.owner!.invitation_url!).hash.replace(/^#invitation=/, '');
-  const accepted = await callGateway(e2e.gateway, 'POST', '/auth/accept-invitation', {}, {
-    invitation,
-    password: 'owner passphrase',
-  });
+  const accepted = await callGateway(
+    e2e.gateway,
+    'POST',
+    '/auth/accept-invitation',
+    {},
+    {
+      invitation,
+      password: 'owner passphrase',
+    },
+  );
   expect(accepted.status).toBe(200);
   return created;
 }
@@ -94,7 +101,9 @@ test('when the owner opens the invitation link, sets a password, signs out and s
   const { page, problems } = await newPage();
 
   // The console's document forbids inline and foreign scripts.
-  const response = await page.goto(created.owner!.invitation_url!.replace(/^https?:\/\/[^/]+/, e2e.gateway));
+  const response = await page.goto(
+    created.owner!.invitation_url!.replace(/^https?:\/\/[^/]+/, e2e.gateway),
+  );
   const policy = response!.headers()['content-security-policy'];
   expect(policy).toContain("script-src 'self'");
   expect(policy).not.toMatch(/script-src[^;]*unsafe-inline/);
@@ -138,7 +147,9 @@ test('when the owner opens the invitation link, sets a password, signs out and s
 test('when a webhook is created whose receiver fails once, then its secret shows once and masked after, and the delivery row goes from retrying to delivered', async () => {
   await organizationWithOwner('Hooks Co', 'standard', 'dev@hooks.example');
   let answered = 0;
-  receiver.behave(() => (answered++ === 0 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' }));
+  receiver.behave(() =>
+    answered++ === 0 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' },
+  );
   const { page, problems } = await newPage();
   await signInThroughForm(page, 'dev@hooks.example', 'owner passphrase');
   await page.getByRole('link', { name: 'Developer → Webhooks' }).click();
@@ -177,7 +188,7 @@ test('when a webhook is created whose receiver fails once, then its secret shows
   expect(problems).toEqual([]);
 });
 
-test('when an agent sends a message from the inbox, then its ticks go to read, and the customer\'s answer appears without a reload', async () => {
+test("when an agent sends a message from the inbox, then its ticks go to read, and the customer's answer appears without a reload", async () => {
   const org = await organizationWithOwner('Inbox Co', 'standard', 'support@inbox.example');
   const { page, problems } = await newPage();
   await signInThroughForm(page, 'support@inbox.example', 'owner passphrase');
@@ -246,7 +257,9 @@ test('when the owner of a free organization adds an agent, then the plan limit i
   page.once('dialog', (dialog) => void dialog.accept());
   await tokens.getByRole('button', { name: 'Revoke CRM sync' }).click();
   await tokens.getByRole('cell', { name: 'CRM sync', exact: true }).waitFor({ state: 'detached' });
-  expect((await callGateway(e2e.gateway, 'GET', '/api/svc/me', { token: token! })).status).toBe(401);
+  expect((await callGateway(e2e.gateway, 'GET', '/api/svc/me', { token: token! })).status).toBe(
+    401,
+  );
   expect(problems).toEqual([]);
 });
 

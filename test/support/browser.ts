@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (Callbacks of page.evaluate run in the browser, with its globals.)
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -17,7 +19,7 @@ export function chromiumPath(): string {
   const found = candidates.find((candidate) => candidate && existsSync(candidate));
   if (!found) {
     throw new Error(
-      'No Chromium: install Debian\'s chromium package (npm test does) or set CHROMIUM_PATH',
+      "No Chromium: install Debian's chromium package (npm test does) or set CHROMIUM_PATH",
     );
   }
   return found;
@@ -40,7 +42,9 @@ export function watchProblems(page: Page): string[] {
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
     // A refusal (4xx) the page shows to its user is logged by the browser too: not a fault.
-    if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) {
+    if (
+      /^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())
+    ) {
       return;
     }
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
@@ -80,7 +84,9 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
       id: violation.id,
       impact: violation.impact,
       help: violation.help,
-      nodes: violation.nodes.map((node) => `${JSON.stringify(node.target)}: ${node.failureSummary}`),
+      nodes: violation.nodes.map(
+        (node) => `${JSON.stringify(node.target)}: ${node.failureSummary}`,
+      ),
     }));
 }
 

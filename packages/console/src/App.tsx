@@ -1,4 +1,14 @@
-import { AppShell, Button, Center, Group, Loader, NavLink, Stack, Text, Title } from '@mantine/core';
+import {
+  AppShell,
+  Button,
+  Center,
+  Group,
+  Loader,
+  NavLink,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { isManager, useSession } from './session';
 import { SignInPage } from './pages/SignIn';

@@ -81,7 +81,8 @@ export const api = {
   delete: <T>(path: string, query?: Query) => request<T>('DELETE', path, { query }),
   /** An `/api/svc/<operation>` call. */
   op: {
-    get: <T>(operation: string, query?: Query) => request<T>('GET', `/api/svc/${operation}`, { query }),
+    get: <T>(operation: string, query?: Query) =>
+      request<T>('GET', `/api/svc/${operation}`, { query }),
     post: <T>(operation: string, body?: unknown) =>
       request<T>('POST', `/api/svc/${operation}`, { body: body ?? {} }),
     delete: <T>(operation: string, body: unknown) =>

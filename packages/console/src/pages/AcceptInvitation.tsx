@@ -1,5 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Center,
+  Paper,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { PASSWORD_MIN_LENGTH, type SessionResponse } from '@switchboard/contracts';
@@ -7,7 +17,8 @@ import { api, errorText } from '../api';
 import { useSession } from '../session';
 
 /** The invitation secret travels in the link's fragment, which no server or log ever sees. */
-const invitationFromHash = () => new URLSearchParams(window.location.hash.slice(1)).get('invitation');
+const invitationFromHash = () =>
+  new URLSearchParams(window.location.hash.slice(1)).get('invitation');
 
 export function AcceptInvitationPage() {
   const { signedIn } = useSession();

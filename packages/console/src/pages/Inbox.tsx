@@ -96,7 +96,9 @@ function MessageBubble({ message }: { message: MessageView }) {
 /** Inside the 24-hour customer service window a free-form reply may go; after it, a template. */
 function windowIsOpen(messages: MessageView[]): boolean {
   const lastInbound = messages.filter((message) => message.direction === 'inbound').at(-1);
-  return !!lastInbound && Date.now() - new Date(lastInbound.created_at).getTime() < SERVICE_WINDOW_MS;
+  return (
+    !!lastInbound && Date.now() - new Date(lastInbound.created_at).getTime() < SERVICE_WINDOW_MS
+  );
 }
 
 function TemplatePicker({ phone, onSent }: { phone: string; onSent: () => void }) {
@@ -120,8 +122,8 @@ function TemplatePicker({ phone, onSent }: { phone: string; onSent: () => void }
   return (
     <Stack gap="xs">
       <Text size="sm">
-        The 24-hour window since the customer last wrote is closed: only an approved template can
-        be sent.
+        The 24-hour window since the customer last wrote is closed: only an approved template can be
+        sent.
       </Text>
       <Group align="flex-end">
         <Select

@@ -142,7 +142,9 @@ function ApiTokens() {
                       variant="default"
                       aria-label={`Revoke ${token.name}`}
                       onClick={() => {
-                        if (window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)) {
+                        if (
+                          window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)
+                        ) {
                           revoke.mutate(token);
                         }
                       }}
@@ -285,15 +287,23 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
                         data={['agent', 'admin']}
                         value={agent.role}
                         allowDeselect={false}
-                        onChange={(value) => value && update.mutate({ agent_id: agent.id, role: value })}
+                        onChange={(value) =>
+                          value && update.mutate({ agent_id: agent.id, role: value })
+                        }
                       />
                     )}
                   </Table.Td>
                   <Table.Td>
                     <Badge
-                      color={!agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'}
+                      color={
+                        !agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'
+                      }
                     >
-                      {!agent.active ? 'deactivated' : agent.invitation_pending ? 'invited' : 'active'}
+                      {!agent.active
+                        ? 'deactivated'
+                        : agent.invitation_pending
+                          ? 'invited'
+                          : 'active'}
                     </Badge>
                   </Table.Td>
                   <Table.Td>
@@ -368,7 +378,15 @@ function AccountHealth() {
   );
 }
 
-function Usage({ label, used, limit }: { label: string; used: number | undefined; limit: number | null }) {
+function Usage({
+  label,
+  used,
+  limit,
+}: {
+  label: string;
+  used: number | undefined;
+  limit: number | null;
+}) {
   const percent = limit && used !== undefined ? Math.min(100, (used / limit) * 100) : 0;
   return (
     <Stack gap={4}>
@@ -407,12 +425,8 @@ function PlanUsage({ me }: { me: MeResponse['organization'] | undefined }) {
             used={agents.data?.agents.filter((agent) => agent.active).length}
             limit={limits.agents}
           />
-          <Text size="sm">
-            Messages per month: {limits.messagesPerMonth ?? 'unlimited'}
-          </Text>
-          <Text size="sm">
-            Campaigns per month: {limits.campaignsPerMonth ?? 'unlimited'}
-          </Text>
+          <Text size="sm">Messages per month: {limits.messagesPerMonth ?? 'unlimited'}</Text>
+          <Text size="sm">Campaigns per month: {limits.campaignsPerMonth ?? 'unlimited'}</Text>
         </SimpleGrid>
       </Stack>
     </Paper>

@@ -1,5 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Center,
+  Paper,
+  PasswordInput,
+  Stack,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import type { SessionResponse } from '@switchboard/contracts';
 import { api, errorText } from '../api';

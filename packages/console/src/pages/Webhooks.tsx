@@ -37,9 +37,7 @@ function SecretOnce({ webhook, onDone }: { webhook: Webhook; onDone: () => void 
   return (
     <Alert color="yellow" title={`Signing secret of “${webhook.name}”`} role="status">
       <Stack gap="xs">
-        <Text size="sm">
-          Copy it now: it is shown this once. Afterwards it appears masked.
-        </Text>
+        <Text size="sm">Copy it now: it is shown this once. Afterwards it appears masked.</Text>
         <Code block data-testid="new-secret">
           {webhook.secret}
         </Code>
@@ -66,7 +64,11 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: Webhook) => voi
   const [events, setEvents] = useState<string[]>(['message_received']);
   const create = useMutation({
     mutationFn: () =>
-      api.post<WebhookResponse>('/developer/webhooks', { name, url, events: events as EventName[] }),
+      api.post<WebhookResponse>('/developer/webhooks', {
+        name,
+        url,
+        events: events as EventName[],
+      }),
     onSuccess: (answer) => {
       setName('');
       setUrl('');
@@ -280,7 +282,13 @@ export function WebhooksPage() {
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: WEBHOOKS });
   const action = useMutation({
-    mutationFn: async ({ kind, webhook }: { kind: 'rotate' | 'toggle' | 'test' | 'delete'; webhook: Webhook }) => {
+    mutationFn: async ({
+      kind,
+      webhook,
+    }: {
+      kind: 'rotate' | 'toggle' | 'test' | 'delete';
+      webhook: Webhook;
+    }) => {
       const path = `/developer/webhooks/${webhook.id}`;
       if (kind === 'delete') return api.delete(path);
       if (kind === 'rotate') return api.post<WebhookResponse>(`${path}/rotate-secret`);
@@ -401,7 +409,9 @@ export function WebhooksPage() {
                           color="red"
                           variant="default"
                           onClick={() => {
-                            if (window.confirm(`Delete the webhook “${webhook.name}” and its log?`)) {
+                            if (
+                              window.confirm(`Delete the webhook “${webhook.name}” and its log?`)
+                            ) {
                               action.mutate({ kind: 'delete', webhook });
                             }
                           }}

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type Response, type Router } from 'express';
+import { AppError, sendError } from '@switchboard/service-kit';
 
 /** Where `npm run build` leaves the console's files (the same depth from src/ and dist/). */
 export const CONSOLE_DIST = path.resolve(__dirname, '../../../../../packages/console/dist');
@@ -51,6 +52,10 @@ export function consoleRoutes(router: Router, distDir = CONSOLE_DIST): void {
       setHeaders: (res) => securityHeaders(res as Response),
     }),
   );
+  // An asset of an older build is gone: 404, never index.html served as a script.
+  router.use('/console/assets', (_req, res) => {
+    sendError(res, new AppError('not_found', 'No such console file: reload the page'));
+  });
   router.get('/console/{*page}', (_req, res) => {
     securityHeaders(res);
     res.setHeader('Cache-Control', 'no-cache');
