@@ -2,7 +2,7 @@
 // The web console in a real browser (the system's Chromium driven by playwright-core), against
 // every service and the provider simulator as processes: what a support agent, a marketer and a
 // developer see and do. Each page is checked with axe-core and photographed into docs/console/.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AddAgentResponseSchema } from '@switchboard/contracts';
 import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
@@ -303,8 +303,8 @@ test('when a user has only a keyboard, then they sign in, reach every page from 
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 
   for (const [link, shot] of [
-    ['Contacts', 'contacts'],
-    ['Campaigns', 'campaigns'],
+    ['Contacts', 'contacts-empty'],
+    ['Campaigns', 'campaigns-empty'],
     ['Developer → Webhooks', 'webhooks-empty'],
     ['Settings', 'settings-standard'],
   ] as const) {
@@ -323,5 +323,93 @@ test('when a user has only a keyboard, then they sign in, reach every page from 
     return active !== null && active !== document.body;
   });
   expect(focusVisible).toBe(true);
+  expect(problems).toEqual([]);
+});
+
+test('when a CSV with a bad row is imported, then the progress reaches every row, the bad one is named, and search, paging and export see the rest', async () => {
+  await organizationWithOwner('Lists Co', 'standard', 'lists@lists.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'lists@lists.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Contacts' }).click();
+  await page.getByText('No contacts yet').waitFor();
+
+  const rows = Array.from(
+    { length: 30 },
+    (_, n) => `Customer ${n + 1},39347100${String(n).padStart(4, '0')},,VIP,Rome`,
+  );
+  const csv = ['name,phone,email,groups,city', ...rows, 'Broken,not-a-phone,,,'].join('\n');
+  await page.locator('input[type="file"]').setInputFiles({
+    name: 'contacts.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(csv),
+  });
+  await page
+    .getByTestId('import-status')
+    .filter({ hasText: 'Imported 31 of 31 rows, 1 refused' })
+    .waitFor({ timeout: 60_000 });
+  await page.getByRole('alert').filter({ hasText: 'Row 32:' }).waitFor();
+  await page.getByText('30 contacts').waitFor();
+  // 25 a page: the second page holds the other 5.
+  expect(await page.getByTestId('contact-row').count()).toBe(25);
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await page.getByText('Page 2').waitFor();
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="contact-row"]').length === 5,
+  );
+  await page.getByLabel('Search').fill('Customer 7');
+  await page.getByText('1 contacts').waitFor();
+  expect(await page.getByTestId('contact-row').textContent()).toContain('city: Rome');
+  await checkPage(page, 'contacts');
+
+  await page.getByLabel('Search').fill('');
+  await page.getByText('30 contacts').waitFor();
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  const exported = readFileSync((await download.path())!, 'utf8').split('\r\n');
+  expect(exported[0]).toBe('name,phone,email,subscription,groups,city');
+  expect(exported).toHaveLength(31);
+  expect(exported).toContain('Customer 7,393471000006,,subscribed,VIP,Rome');
+  expect(problems).toEqual([]);
+});
+
+test('when a regular campaign is sent now to a group, then its progress reaches 100 %', async () => {
+  const org = await organizationWithOwner('Promo Co', 'standard', 'promo@promo.example');
+  const client = e2e.api(org.token);
+  for (const n of [1, 2, 3]) {
+    const made = await client.post('makeContact', {
+      name: `Buyer ${n}`,
+      phone: `39347200000${n}`,
+      groups: ['Buyers'],
+    });
+    expect(made.status).toBe(201);
+  }
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'promo@promo.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await page.getByText('No campaigns yet.').waitFor();
+  await page.getByLabel('Campaign name').fill('Spring sale');
+  await page.getByLabel('Message text').fill('Hello {{1}}, the spring sale starts today');
+  // The placeholder is mapped to the contact's name by default.
+  expect(await page.getByRole('combobox', { name: '{{1}}' }).inputValue()).toBe('Contact name');
+  await page.getByText('Groups', { exact: true }).click();
+  await page.getByPlaceholder('Choose groups').click();
+  await page.getByRole('option', { name: 'Buyers' }).click();
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Create and send' }).click();
+  const row = page.getByTestId('campaign-row').filter({ hasText: 'Spring sale' });
+  await row.getByText('completed').waitFor({ timeout: 60_000 });
+  await row
+    .getByTestId('campaign-progress')
+    .filter({ hasText: /^100% · sent 3/ })
+    .waitFor();
+  await row
+    .getByTestId('campaign-progress')
+    .filter({ hasText: 'read 3' })
+    .waitFor({ timeout: 60_000 });
+  const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.json() as Promise<unknown>);
+  expect(JSON.stringify(sent)).toContain('Hello Buyer 2, the spring sale starts today');
+  await checkPage(page, 'campaigns');
   expect(problems).toEqual([]);
 });
