@@ -357,7 +357,8 @@ test('when a CSV with a bad row is imported, then the progress reaches every row
     () => document.querySelectorAll('[data-testid="contact-row"]').length === 5,
   );
   await page.getByLabel('Search').fill('Customer 7');
-  await page.getByText('1 contacts').waitFor();
+  await page.getByText('1 contact', { exact: true }).waitFor();
+  await page.getByRole('region', { name: 'Groups' }).getByRole('button', { name: 'VIP' }).waitFor();
   expect(await page.getByTestId('contact-row').textContent()).toContain('city: Rome');
   await checkPage(page, 'contacts');
 

@@ -301,7 +301,13 @@ function CampaignProgress({ campaign }: { campaign: CampaignView }) {
   );
 }
 
-function Trigger({ campaign }: { campaign: CampaignView }) {
+function Trigger({
+  campaign,
+  groupNames,
+}: {
+  campaign: CampaignView;
+  groupNames: Map<number, string>;
+}) {
   if (campaign.type === 'bot')
     return <Text size="xs">Keywords: {campaign.keywords?.join(', ')}</Text>;
   if (campaign.type === 'api') {
@@ -314,7 +320,7 @@ function Trigger({ campaign }: { campaign: CampaignView }) {
   return (
     <Text size="xs">
       {audience?.type === 'groups'
-        ? `Groups ${audience.group_ids.join(', ')}`
+        ? `Groups: ${audience.group_ids.map((id) => groupNames.get(id) ?? `#${id}`).join(', ')}`
         : audience?.type === 'contacts'
           ? `${audience.contact_ids.length} contacts`
           : 'All contacts'}
@@ -347,6 +353,11 @@ export function CampaignsPage() {
     onSettled: refresh,
   });
   const list = [...(campaigns.data?.campaigns ?? [])].sort((a, b) => b.id - a.id);
+  const groups = useQuery({
+    queryKey: ['groups'],
+    queryFn: () => api.op.get<GroupsResponse>('getGroups', { per_page: 500 }),
+  });
+  const groupNames = new Map((groups.data?.groups ?? []).map((group) => [group.id, group.name]));
   return (
     <Stack>
       <Title order={1}>Campaigns</Title>
@@ -388,7 +399,7 @@ export function CampaignsPage() {
                       <Badge color={STATUS_COLORS[campaign.status]}>{campaign.status}</Badge>
                     </Table.Td>
                     <Table.Td>
-                      <Trigger campaign={campaign} />
+                      <Trigger campaign={campaign} groupNames={groupNames} />
                     </Table.Td>
                     <Table.Td>
                       {campaign.type === 'regular' ? <CampaignProgress campaign={campaign} /> : '—'}

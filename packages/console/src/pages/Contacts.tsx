@@ -307,7 +307,7 @@ export function ContactsPage() {
           {contacts.data && contacts.data.contacts.length > 0 && (
             <>
               <Text size="sm" c="dimmed">
-                {contacts.data.meta.total} contacts
+                {contacts.data.meta.total} {contacts.data.meta.total === 1 ? 'contact' : 'contacts'}
               </Text>
               <Table.ScrollContainer minWidth={700}>
                 <Table striped withTableBorder aria-label="Contacts">
