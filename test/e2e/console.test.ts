@@ -305,6 +305,7 @@ test('when a user has only a keyboard, then they sign in, reach every page from 
   for (const [link, shot] of [
     ['Contacts', 'contacts-empty'],
     ['Campaigns', 'campaigns-empty'],
+    ['Templates', 'templates-empty'],
     ['Developer → Webhooks', 'webhooks-empty'],
     ['Settings', 'settings-standard'],
   ] as const) {
@@ -412,5 +413,35 @@ test('when a regular campaign is sent now to a group, then its progress reaches 
   const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.json() as Promise<unknown>);
   expect(JSON.stringify(sent)).toContain('Hello Buyer 2, the spring sale starts today');
   await checkPage(page, 'campaigns');
+  expect(problems).toEqual([]);
+});
+
+test('when a template with an image header is submitted, then it shows pending, then approved, and it can be deleted', async () => {
+  await organizationWithOwner('Tpl Co', 'standard', 'tpl@tpl.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'tpl@tpl.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Templates' }).click();
+  await page.getByText('No templates yet.').waitFor();
+  await page.getByLabel('Template name').fill('order_shipped');
+  await page.getByText('Image header', { exact: true }).click();
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  await page.locator('input[type="file"]').setInputFiles({
+    name: 'header.png',
+    mimeType: 'image/png',
+    buffer: png,
+  });
+  await page.getByText('Image uploaded').waitFor();
+  await page.getByLabel('Body').fill('Hello {{1}}, your order has shipped.');
+  await page.getByLabel('Example of {{1}}').fill('Ana');
+  await page.getByRole('button', { name: 'Submit for review' }).click();
+  const row = page.getByTestId('template-row').filter({ hasText: 'order_shipped' });
+  await row.getByText('APPROVED').waitFor({ timeout: 60_000 });
+  await checkPage(page, 'templates');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await row.getByRole('button', { name: 'Delete order_shipped (en_US)' }).click();
+  await page.getByText('No templates yet.').waitFor();
   expect(problems).toEqual([]);
 });

@@ -18,11 +18,15 @@ import { SettingsPage } from './pages/Settings';
 import { InboxPage } from './pages/Inbox';
 import { ContactsPage } from './pages/Contacts';
 import { CampaignsPage } from './pages/Campaigns';
+import { TemplatesPage } from './pages/Templates';
+import { AutomationPage } from './pages/Automation';
 
 const NAV = [
   { to: '/inbox', label: 'Inbox' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/campaigns', label: 'Campaigns' },
+  { to: '/templates', label: 'Templates' },
+  { to: '/automation', label: 'Automation' },
   { to: '/developer/webhooks', label: 'Developer → Webhooks' },
   { to: '/settings', label: 'Settings', managersOnly: true },
 ];
@@ -65,6 +69,8 @@ function Shell() {
             <Route path="/inbox" element={<InboxPage />} />
             <Route path="/contacts" element={<ContactsPage />} />
             <Route path="/campaigns" element={<CampaignsPage />} />
+            <Route path="/templates" element={<TemplatesPage />} />
+            <Route path="/automation" element={<AutomationPage />} />
             <Route path="/developer/webhooks" element={<WebhooksPage />} />
             <Route path="/settings" element={isManager(user) ? <SettingsPage /> : <NotAllowed />} />
             <Route path="*" element={<Navigate to="/inbox" replace />} />

@@ -290,7 +290,11 @@ export function ContactsPage() {
             </Button>
           </Group>
           <CsvImport
-            onDone={() => void queryClient.invalidateQueries({ queryKey: ['contacts'] })}
+            onDone={() => {
+              // An import may have made groups as well as contacts.
+              void queryClient.invalidateQueries({ queryKey: ['contacts'] });
+              void queryClient.invalidateQueries({ queryKey: ['groups'] });
+            }}
           />
           {contacts.isError && (
             <Alert color="red" role="alert">
