@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AddAgentResponseSchema } from '@switchboard/contracts';
+import { orderFlow } from '../../services/campaigns/test/support/flow-fixtures';
 import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 import {
   CONSOLE_BUILD,
@@ -14,7 +15,7 @@ import {
   watchProblems,
 } from '../support/browser';
 import { callGateway, signIn } from '../support/console-client';
-import { startE2eSystem, type E2eSystem } from '../support/e2e-system';
+import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
 
 jest.setTimeout(180_000);
 
@@ -306,6 +307,7 @@ test('when a user has only a keyboard, then they sign in, reach every page from 
     ['Contacts', 'contacts-empty'],
     ['Campaigns', 'campaigns-empty'],
     ['Templates', 'templates-empty'],
+    ['Automation', 'automation-empty'],
     ['Developer → Webhooks', 'webhooks-empty'],
     ['Settings', 'settings-standard'],
   ] as const) {
@@ -443,5 +445,68 @@ test('when a template with an image header is submitted, then it shows pending, 
   page.once('dialog', (dialog) => void dialog.accept());
   await row.getByRole('button', { name: 'Delete order_shipped (en_US)' }).click();
   await page.getByText('No templates yet.').waitFor();
+  expect(problems).toEqual([]);
+});
+
+test('when an automated reply is added, then a customer who writes its keyword gets it; flows show their steps and the AI bot settings are kept', async () => {
+  const org = await organizationWithOwner('Auto Co', 'standard', 'auto@auto.example');
+  const client = e2e.api(org.token);
+  expect((await client.post('addFlow', orderFlow() as Record<string, unknown>)).status).toBe(201);
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'auto@auto.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Automation' }).click();
+  await page.getByText('No automated replies yet.').waitFor();
+  await page.getByLabel('Reply name').fill('Opening hours');
+  await page.getByLabel('Keywords').fill('hours, open');
+  await page.getByLabel('Reply text').fill('We are open 9 to 5, {{name}}');
+  await page.getByRole('button', { name: 'Add reply' }).click();
+  await page.getByRole('cell', { name: 'contains: hours, open' }).waitFor();
+
+  const injected = await fetch(`${e2e.simulator}/sim/inbound`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      phone_number_id: org.channel.phone_number_id,
+      from: '393471260001',
+      profile_name: 'Piero',
+      text: 'what are your opening hours?',
+    }),
+  });
+  expect(injected.status).toBe(200);
+  // The customer got the reply, and its counter says so once the page is read again.
+  await until(async () => {
+    const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+    return sent.includes('We are open 9 to 5, Piero') || undefined;
+  }, 'the automated reply at the simulator');
+  await until(
+    async () => {
+      await page.reload();
+      const used = page
+        .getByRole('table', { name: 'Automated replies' })
+        .getByRole('cell', { name: '1', exact: true });
+      await page.getByRole('table', { name: 'Automated replies' }).waitFor();
+      return (await used.count()) === 1 || undefined;
+    },
+    'the reply counted once',
+    30_000,
+  );
+
+  // The flow made over the API, as a list of steps with where each leads.
+  const flows = page.getByRole('region', { name: 'Flows' });
+  await flows.getByText('(start)').waitFor();
+  expect(await flows.textContent()).toContain('→');
+
+  await page.getByLabel('Model').fill('tiny-chat');
+  await page.getByLabel('Instructions (system prompt)').fill('You answer for Auto Co.');
+  await page.getByRole('button', { name: 'Save AI bot settings' }).click();
+  await page.getByText('Saved.').waitFor();
+  await page.reload();
+  await page.getByLabel('Model').waitFor();
+  await page.waitForFunction(
+    () =>
+      (document.querySelector('textarea') as HTMLTextAreaElement | null)?.value ===
+      'You answer for Auto Co.',
+  );
+  await checkPage(page, 'automation');
   expect(problems).toEqual([]);
 });
