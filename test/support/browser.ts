@@ -90,7 +90,16 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
     }));
 }
 
+/**
+ * The whole page in one picture. The console's header and navigation are fixed, which a
+ * scrolled full-page capture would paint half-way down, so the window is made as tall as the
+ * page for the shot instead.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const viewport = page.viewportSize()!;
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, height) });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+  await page.setViewportSize(viewport);
 }

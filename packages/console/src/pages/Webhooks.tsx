@@ -361,10 +361,10 @@ export function WebhooksPage() {
                     <Table.Td>
                       <Text size="xs">{webhook.events.join(', ')}</Text>
                     </Table.Td>
-                    <Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
                       <Code data-testid="masked-secret">{webhook.secret}</Code>
                     </Table.Td>
-                    <Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
                       <Badge color={webhook.active ? 'teal.9' : 'gray.7'}>
                         {webhook.active ? 'active' : 'paused'}
                       </Badge>
