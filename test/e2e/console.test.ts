@@ -216,14 +216,22 @@ test("when an agent sends a message from the inbox, then its ticks go to read, a
   expect(injected.status).toBe(200);
   await page.getByTestId('message').filter({ hasText: 'Thank you!' }).waitFor();
   await page.getByText('24-hour window open').waitFor();
-  await page.getByLabel('Reply').fill('You are welcome, Marta');
-  await page.getByLabel('Reply').press('Enter');
+  await page.getByLabel('Reply', { exact: true }).fill('You are welcome, Marta');
+  await page.getByLabel('Reply', { exact: true }).press('Enter');
   await page.getByTestId('message').filter({ hasText: 'You are welcome, Marta' }).waitFor();
   await page
     .getByTestId('message')
     .filter({ hasText: 'You are welcome, Marta' })
     .locator('[data-status="read"]')
     .waitFor();
+  // A reply with buttons goes out as an interactive message.
+  await page.getByRole('button', { name: 'Add buttons or an image' }).click();
+  await page.getByLabel('Reply', { exact: true }).fill('Anything else?');
+  await page.getByLabel('Reply buttons').fill('Yes, No');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByTestId('message').filter({ hasText: 'Anything else?' }).waitFor();
+  const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+  expect(sent).toMatch(/"interactive".*Anything else\?/s);
   await checkPage(page, 'inbox');
   expect(problems).toEqual([]);
 });

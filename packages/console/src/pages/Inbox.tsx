@@ -149,13 +149,28 @@ function TemplatePicker({ phone, onSent }: { phone: string; onSent: () => void }
   );
 }
 
+/** Text, and optionally up to 3 reply buttons and an image (by URL), as one message. */
 function ReplyBox({ phone, onSent }: { phone: string; onSent: () => void }) {
   const [text, setText] = useState('');
+  const [extras, setExtras] = useState(false);
+  const [buttons, setButtons] = useState('');
+  const [image, setImage] = useState('');
+  const buttonTitles = buttons
+    .split(',')
+    .map((title) => title.trim())
+    .filter(Boolean);
   const send = useMutation({
     mutationFn: () =>
-      api.op.post<SendMessageResponse>('sendMessageToPhoneNumber', { phone, message: text }),
+      api.op.post<SendMessageResponse>('sendMessageToPhoneNumber', {
+        phone,
+        message: text,
+        ...(buttonTitles.length ? { buttons: buttonTitles } : {}),
+        ...(image.trim() ? { image: image.trim() } : {}),
+      }),
     onSuccess: () => {
       setText('');
+      setButtons('');
+      setImage('');
       onSent();
     },
     onError: onSent,
@@ -182,12 +197,36 @@ function ReplyBox({ phone, onSent }: { phone: string; onSent: () => void }) {
             }
           }}
         />
+        {extras && (
+          <Group grow align="flex-start">
+            <TextInput
+              label="Reply buttons"
+              description="Up to 3 titles, separated by commas"
+              value={buttons}
+              onChange={(event) => setButtons(event.currentTarget.value)}
+            />
+            <TextInput
+              label="Image URL"
+              description="Sent with the text as its caption"
+              value={image}
+              onChange={(event) => setImage(event.currentTarget.value)}
+            />
+          </Group>
+        )}
         {send.isError && (
           <Alert color="red" role="alert" title="Not sent">
             {errorText(send.error)}
           </Alert>
         )}
-        <Group justify="flex-end">
+        <Group justify="space-between">
+          <Button
+            variant="subtle"
+            size="xs"
+            onClick={() => setExtras(!extras)}
+            aria-expanded={extras}
+          >
+            {extras ? 'Text only' : 'Add buttons or an image'}
+          </Button>
           <Button type="submit" loading={send.isPending} disabled={!text.trim()}>
             Send
           </Button>
