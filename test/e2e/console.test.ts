@@ -224,6 +224,8 @@ test("when an agent sends a message from the inbox, then its ticks go to read, a
     .filter({ hasText: 'You are welcome, Marta' })
     .locator('[data-status="read"]')
     .waitFor();
+  await page.getByRole('button', { name: 'Hand back to the bots' }).click();
+  await page.getByText('The bots answer this customer again.').waitFor();
   // A reply with buttons goes out as an interactive message.
   await page.getByRole('button', { name: 'Add buttons or an image' }).click();
   await page.getByLabel('Reply', { exact: true }).fill('Anything else?');

@@ -23,6 +23,7 @@ import type {
   MessageView,
   MessagesResponse,
   SendMessageResponse,
+  ContactBotsResponse,
   TemplatesResponse,
 } from '@switchboard/contracts';
 import { api, errorText } from '../api';
@@ -236,6 +237,42 @@ function ReplyBox({ phone, onSent }: { phone: string; onSent: () => void }) {
   );
 }
 
+/**
+ * A flow's hand-over (or a person answering) turns the bots off for a customer; this turns
+ * automated replies, flows and the AI bot back on for them.
+ */
+function HandBack({ contactId }: { contactId: number }) {
+  const handBack = useMutation({
+    mutationFn: () =>
+      api.op.post<ContactBotsResponse>('updateContactBots', {
+        contact_id: contactId,
+        enabled: true,
+      }),
+  });
+  return (
+    <Group gap="xs">
+      <Button
+        size="xs"
+        variant="default"
+        loading={handBack.isPending}
+        onClick={() => handBack.mutate()}
+      >
+        Hand back to the bots
+      </Button>
+      {handBack.isSuccess && (
+        <Text size="xs" role="status">
+          The bots answer this customer again.
+        </Text>
+      )}
+      {handBack.isError && (
+        <Text size="xs" c="red.9" role="alert">
+          {errorText(handBack.error)}
+        </Text>
+      )}
+    </Group>
+  );
+}
+
 function Thread({ conversation }: { conversation: Conversation }) {
   const queryClient = useQueryClient();
   const [forceTemplate, setForceTemplate] = useState(false);
@@ -270,9 +307,12 @@ function Thread({ conversation }: { conversation: Conversation }) {
             +{conversation.phone}
           </Text>
         </div>
-        <Badge color={open ? 'teal.9' : 'gray.7'}>
-          {open ? '24-hour window open' : 'window closed'}
-        </Badge>
+        <Group gap="xs">
+          <HandBack contactId={conversation.contact_id} />
+          <Badge color={open ? 'teal.9' : 'gray.7'}>
+            {open ? '24-hour window open' : 'window closed'}
+          </Badge>
+        </Group>
       </Group>
       <ScrollArea h={420} type="auto" aria-label="Messages" tabIndex={0}>
         <Stack gap="xs" p="xs" role="log" aria-live="polite">
