@@ -373,6 +373,8 @@ test('when a CSV with a bad row is imported, then the progress reaches every row
   await page.getByText('1 contact', { exact: true }).waitFor();
   await page.getByRole('region', { name: 'Groups' }).getByRole('button', { name: 'VIP' }).waitFor();
   expect(await page.getByTestId('contact-row').textContent()).toContain('city: Rome');
+  await page.getByRole('button', { name: 'Unsubscribe Customer 7' }).click();
+  await page.getByTestId('contact-row').getByText('unsubscribed').waitFor();
   await checkPage(page, 'contacts');
 
   await page.getByLabel('Search').fill('');
@@ -384,7 +386,8 @@ test('when a CSV with a bad row is imported, then the progress reaches every row
   const exported = readFileSync((await download.path())!, 'utf8').split('\r\n');
   expect(exported[0]).toBe('name,phone,email,subscription,groups,city');
   expect(exported).toHaveLength(31);
-  expect(exported).toContain('Customer 7,393471000006,,subscribed,VIP,Rome');
+  expect(exported).toContain('Customer 7,393471000006,,unsubscribed,VIP,Rome');
+  expect(exported).toContain('Customer 8,393471000007,,subscribed,VIP,Rome');
   expect(problems).toEqual([]);
 });
 

@@ -247,6 +247,15 @@ export function ContactsPage() {
     queryFn: () => api.op.get<GroupsResponse>('getGroups', { per_page: 500 }),
   });
   const exporter = useMutation({ mutationFn: () => exportContacts(groupId, settledSearch) });
+  // An unsubscribed contact is left out of campaigns.
+  const subscription = useMutation({
+    mutationFn: (contact: Contact) =>
+      api.op.post('updateContact', {
+        id: contact.id,
+        subscription: contact.subscription === 'subscribed' ? 'unsubscribed' : 'subscribed',
+      }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['contacts'] }),
+  });
   const contacts = useQuery({
     queryKey: ['contacts', settledSearch, groupId, page],
     queryFn: () =>
@@ -342,11 +351,21 @@ export function ContactsPage() {
                           </Text>
                         </Table.Td>
                         <Table.Td>
-                          <Badge
-                            color={contact.subscription === 'subscribed' ? 'teal.9' : 'gray.7'}
-                          >
-                            {contact.subscription}
-                          </Badge>
+                          <Group gap={6} wrap="nowrap">
+                            <Badge
+                              color={contact.subscription === 'subscribed' ? 'teal.9' : 'gray.7'}
+                            >
+                              {contact.subscription}
+                            </Badge>
+                            <Button
+                              size="compact-xs"
+                              variant="default"
+                              aria-label={`${contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'} ${contact.name}`}
+                              onClick={() => subscription.mutate(contact)}
+                            >
+                              {contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'}
+                            </Button>
+                          </Group>
                         </Table.Td>
                       </Table.Tr>
                     ))}
@@ -359,6 +378,11 @@ export function ContactsPage() {
                 onPage={(next) => setParam('page', String(next))}
               />
             </>
+          )}
+          {subscription.isError && (
+            <Alert color="red" role="alert">
+              {errorText(subscription.error)}
+            </Alert>
           )}
           {exporter.isError && (
             <Alert color="red" role="alert" title="The export failed">
