@@ -72,17 +72,18 @@ async function ensureDemoOrganization(gatewayUrl, adminToken) {
     if (me.ok) return saved;
   }
   const ownerPassword = randomBytes(12).toString('base64url');
-  const response = await fetch(`${gatewayUrl}/admin/organizations`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    // Its owner signs in to the console with this password (kept in the demo file only).
-    body: JSON.stringify({
-      name: 'Demo Company',
-      plan: 'standard',
-      owner_email: DEMO_OWNER_EMAIL,
-      owner_password: ownerPassword,
-    }),
-  });
+  const create = (extra) =>
+    fetch(`${gatewayUrl}/admin/organizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Demo Company', plan: 'standard', ...extra }),
+    });
+  // Its owner signs in to the console with this password (kept in the demo file only). An
+  // earlier demo organization may still hold that email (its token was revoked in the
+  // console): then the new one is made without an owner.
+  let response = await create({ owner_email: DEMO_OWNER_EMAIL, owner_password: ownerPassword });
+  const withOwner = response.ok;
+  if (!withOwner) response = await create({});
   const body = await response.json();
   if (!response.ok)
     throw new Error(`creating the demo organization failed: ${JSON.stringify(body)}`);
@@ -90,8 +91,7 @@ async function ensureDemoOrganization(gatewayUrl, adminToken) {
     ...body.organization,
     token: body.token,
     token_id: body.token_id,
-    owner_email: DEMO_OWNER_EMAIL,
-    owner_password: ownerPassword,
+    ...(withOwner ? { owner_email: DEMO_OWNER_EMAIL, owner_password: ownerPassword } : {}),
   };
   writePrivateJson(DEMO_FILE, demo);
   return demo;
