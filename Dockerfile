@@ -15,6 +15,7 @@ COPY package.json package-lock.json ./
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/service-kit/package.json packages/service-kit/
 COPY packages/provider-simulator/package.json packages/provider-simulator/
+COPY packages/console/package.json packages/console/
 COPY services/gateway/package.json services/gateway/
 COPY services/messaging/package.json services/messaging/
 COPY services/contacts/package.json services/contacts/
@@ -27,7 +28,9 @@ RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages packages
 COPY services services
+# The console's static bundle (packages/console/dist) is built here too; the gateway serves it.
 RUN npx tsc -b \
+  && npm run build -w @switchboard/console \
   && npm prune --omit=dev --no-audit --no-fund \
   && find packages services -mindepth 2 -maxdepth 2 \
        \( -name src -o -name test -o -name bench -o -name tsconfig.json \) -exec rm -rf {} + \

@@ -63,21 +63,36 @@ function printer() {
   };
 }
 
+const DEMO_OWNER_EMAIL = 'owner@demo.example';
+
 async function ensureDemoOrganization(gatewayUrl, adminToken) {
   const saved = readJson(DEMO_FILE);
   if (saved?.token) {
     const me = await fetch(`${gatewayUrl}/api/svc/me?token=${encodeURIComponent(saved.token)}`);
     if (me.ok) return saved;
   }
-  const response = await fetch(`${gatewayUrl}/admin/organizations`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Demo Company', plan: 'standard' }),
-  });
+  const ownerPassword = randomBytes(12).toString('base64url');
+  const create = (extra) =>
+    fetch(`${gatewayUrl}/admin/organizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Demo Company', plan: 'standard', ...extra }),
+    });
+  // Its owner signs in to the console with this password (kept in the demo file only). An
+  // earlier demo organization may still hold that email (its token was revoked in the
+  // console): then the new one is made without an owner.
+  let response = await create({ owner_email: DEMO_OWNER_EMAIL, owner_password: ownerPassword });
+  const withOwner = response.ok;
+  if (!withOwner) response = await create({});
   const body = await response.json();
   if (!response.ok)
     throw new Error(`creating the demo organization failed: ${JSON.stringify(body)}`);
-  const demo = { ...body.organization, token: body.token, token_id: body.token_id };
+  const demo = {
+    ...body.organization,
+    token: body.token,
+    token_id: body.token_id,
+    ...(withOwner ? { owner_email: DEMO_OWNER_EMAIL, owner_password: ownerPassword } : {}),
+  };
   writePrivateJson(DEMO_FILE, demo);
   return demo;
 }
@@ -116,6 +131,10 @@ async function main() {
       `  demo API token:    ${demo.token}`,
       `  admin token:       ${secrets.ADMIN_API_TOKEN}`,
       `  try: curl "${system.urls.gateway}/api/svc/me?token=${demo.token}"`,
+      `  web console:       ${system.urls.gateway}/console/`,
+      ...(demo.owner_email
+        ? [`  console sign-in:   ${demo.owner_email} / ${demo.owner_password}`]
+        : []),
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),

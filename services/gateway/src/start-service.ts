@@ -11,6 +11,7 @@ import { createTokenAuthenticator } from './domain/authenticate-token';
 import { adminRoutes } from './entry-points/http/admin-routes';
 import { apiRoutes } from './entry-points/http/api-routes';
 import { checkAssignee } from './entry-points/http/check-assignee';
+import { consoleRoutes } from './entry-points/http/console-routes';
 import { createFastApiPath } from './entry-points/http/fast-api-path';
 import { createRateLimits } from './entry-points/http/rate-limits';
 import { methodGuard } from './entry-points/http/method-guard';
@@ -119,6 +120,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             authenticate: users.authenticate,
             edgeChecks: { assignConversation: checkAssignee(users.users) },
           });
+          consoleRoutes(router);
         },
         startConsumers: () => live.start(users.sessions),
         onStopping: () => live.endStreams(),

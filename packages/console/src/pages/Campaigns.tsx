@@ -1,0 +1,455 @@
+import { useState, type FormEvent } from 'react';
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  MultiSelect,
+  Paper,
+  Progress,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type {
+  CampaignResponse,
+  CampaignView,
+  CampaignsResponse,
+  CreateCampaignRequestInput,
+  GroupsResponse,
+  TemplateView,
+  TemplatesResponse,
+} from '@switchboard/contracts';
+import { api, errorText } from '../api';
+import { formatTime } from '../format';
+
+/** Until the console's event stream is served, a running campaign's counters are polled. */
+const RUNNING_POLL_MS = 1500;
+
+/** Delivered and read keep arriving for a while after the last message was handed over. */
+const RECEIPTS_SETTLE_MS = 10 * 60_000;
+const stillMoving = (campaign: CampaignView) =>
+  campaign.status === 'started' ||
+  campaign.status === 'scheduled' ||
+  (campaign.completed_at !== null &&
+    Date.now() - new Date(campaign.completed_at).getTime() < RECEIPTS_SETTLE_MS &&
+    campaign.read + campaign.failed < campaign.total_contacts);
+
+const STATUS_COLORS: Record<CampaignView['status'], string> = {
+  draft: 'gray.7',
+  scheduled: 'blue.8',
+  started: 'yellow.4',
+  completed: 'teal.9',
+  canceled: 'red.9',
+};
+
+/** The highest `{{n}}` of a text: how many variables it needs. */
+const placeholderCount = (text: string) =>
+  Math.max(0, ...[...text.matchAll(/\{\{(\d+)\}\}/g)].map((match) => Number(match[1])));
+
+function templateBody(template: TemplateView | undefined): string {
+  const body = template?.components.find(
+    (component) => String(component.type).toUpperCase() === 'BODY',
+  );
+  return typeof body?.text === 'string' ? body.text : '';
+}
+
+const FIELD_CHOICES = [
+  { value: 'contact.name', label: 'Contact name' },
+  { value: 'contact.phone', label: 'Contact phone' },
+  { value: 'contact.email', label: 'Contact email' },
+  { value: 'fixed', label: 'Fixed text' },
+];
+
+/** One placeholder's source: a contact field, a custom field (custom.x) or a fixed text. */
+function VariableMapping(props: {
+  count: number;
+  values: string[];
+  onChange: (values: string[]) => void;
+}) {
+  const { count, values, onChange } = props;
+  if (count === 0) return null;
+  const set = (index: number, value: string) => {
+    const next = [...values];
+    next[index] = value;
+    onChange(next);
+  };
+  return (
+    <Stack gap="xs">
+      <Text size="sm" fw={500}>
+        Variables
+      </Text>
+      {Array.from({ length: count }, (_, index) => {
+        const value = values[index] ?? 'contact.name';
+        const fixed = !value.startsWith('contact.');
+        return (
+          <Group key={index} align="flex-end">
+            <Select
+              label={`{{${index + 1}}}`}
+              data={FIELD_CHOICES}
+              value={fixed ? 'fixed' : value}
+              allowDeselect={false}
+              onChange={(choice) =>
+                set(index, choice === 'fixed' ? '' : (choice ?? 'contact.name'))
+              }
+            />
+            {fixed && (
+              <TextInput
+                label={`Text of {{${index + 1}}}`}
+                value={value}
+                onChange={(event) => set(index, event.currentTarget.value)}
+              />
+            )}
+          </Group>
+        );
+      })}
+    </Stack>
+  );
+}
+
+function CreateCampaign({ onCreated }: { onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [kind, setKind] = useState<'text' | 'template'>('text');
+  const [text, setText] = useState('');
+  const [templateId, setTemplateId] = useState<string | null>(null);
+  const [variables, setVariables] = useState<string[]>([]);
+  const [audience, setAudience] = useState<'all' | 'groups'>('all');
+  const [groupIds, setGroupIds] = useState<string[]>([]);
+  const [when, setWhen] = useState<'now' | 'later' | 'draft'>('now');
+  const [scheduledAt, setScheduledAt] = useState('');
+  const templates = useQuery({
+    queryKey: ['templates', 'APPROVED'],
+    queryFn: () => api.op.get<TemplatesResponse>('getTemplates', { status: 'APPROVED' }),
+  });
+  const groups = useQuery({
+    queryKey: ['groups'],
+    queryFn: () => api.op.get<GroupsResponse>('getGroups', { per_page: 500 }),
+  });
+  const template = templates.data?.templates.find((t) => String(t.id) === templateId);
+  const count = placeholderCount(kind === 'text' ? text : templateBody(template));
+  const create = useMutation({
+    mutationFn: () => {
+      const request: CreateCampaignRequestInput = {
+        name,
+        type: 'regular',
+        message:
+          kind === 'text'
+            ? { type: 'text', text }
+            : {
+                type: 'template',
+                template_name: template?.template_name ?? '',
+                template_language: template?.template_language ?? '',
+              },
+        variables: Array.from({ length: count }, (_, index) => variables[index] ?? 'contact.name'),
+        audience:
+          audience === 'all'
+            ? { type: 'all' }
+            : { type: 'groups', group_ids: groupIds.map(Number) },
+        send_now: when === 'now',
+        ...(when === 'later' && scheduledAt
+          ? { scheduled_at: new Date(scheduledAt).toISOString() }
+          : {}),
+      };
+      return api.op.post<CampaignResponse>('createCampaign', request);
+    },
+    onSuccess: () => {
+      setName('');
+      setText('');
+      onCreated();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="new-campaign">
+      <form onSubmit={submit}>
+        <Stack>
+          <Title order={2} size="h4" id="new-campaign">
+            New campaign
+          </Title>
+          <TextInput
+            label="Campaign name"
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+          />
+          <SegmentedControl
+            aria-label="Message"
+            data={[
+              { value: 'text', label: 'Text message' },
+              { value: 'template', label: 'Template' },
+            ]}
+            value={kind}
+            onChange={(value) => setKind(value === 'template' ? 'template' : 'text')}
+          />
+          {kind === 'text' ? (
+            <Textarea
+              label="Message text"
+              description="{{1}}, {{2}}… are filled per contact from the variables below."
+              required
+              autosize
+              minRows={2}
+              value={text}
+              onChange={(event) => setText(event.currentTarget.value)}
+            />
+          ) : (
+            <Select
+              label="Approved template"
+              placeholder={
+                templates.data?.templates.length === 0 ? 'No approved templates' : 'Choose'
+              }
+              data={(templates.data?.templates ?? []).map((t) => ({
+                value: String(t.id),
+                label: `${t.template_name} (${t.template_language})`,
+              }))}
+              value={templateId}
+              onChange={setTemplateId}
+            />
+          )}
+          {kind === 'template' && template && (
+            <Text size="sm" c="dimmed">
+              {templateBody(template)}
+            </Text>
+          )}
+          <VariableMapping count={count} values={variables} onChange={setVariables} />
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <Stack gap="xs">
+              <SegmentedControl
+                aria-label="Audience"
+                data={[
+                  { value: 'all', label: 'All contacts' },
+                  { value: 'groups', label: 'Groups' },
+                ]}
+                value={audience}
+                onChange={(value) => setAudience(value === 'groups' ? 'groups' : 'all')}
+              />
+              {audience === 'groups' && (
+                <MultiSelect
+                  label="Audience groups"
+                  placeholder="Choose groups"
+                  data={(groups.data?.groups ?? []).map((group) => ({
+                    value: String(group.id),
+                    label: group.name,
+                  }))}
+                  value={groupIds}
+                  onChange={setGroupIds}
+                />
+              )}
+            </Stack>
+            <Stack gap="xs">
+              <SegmentedControl
+                aria-label="When"
+                data={[
+                  { value: 'now', label: 'Send now' },
+                  { value: 'later', label: 'Schedule' },
+                  { value: 'draft', label: 'Keep as draft' },
+                ]}
+                value={when}
+                onChange={(value) => setWhen(value as 'now' | 'later' | 'draft')}
+              />
+              {when === 'later' && (
+                <TextInput
+                  type="datetime-local"
+                  label="Send at"
+                  required
+                  value={scheduledAt}
+                  onChange={(event) => setScheduledAt(event.currentTarget.value)}
+                />
+              )}
+            </Stack>
+          </SimpleGrid>
+          {create.isError && (
+            <Alert color="red" role="alert" title="The campaign was not created">
+              {errorText(create.error)}
+            </Alert>
+          )}
+          <Group>
+            <Button type="submit" loading={create.isPending}>
+              {when === 'now' ? 'Create and send' : when === 'later' ? 'Schedule' : 'Save draft'}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+function CampaignProgress({ campaign }: { campaign: CampaignView }) {
+  const { total_contacts: total, sent, delivered, read, failed } = campaign;
+  const handled = Math.min(total, sent + failed);
+  const percent = total
+    ? Math.round((handled / total) * 100)
+    : campaign.status === 'completed'
+      ? 100
+      : 0;
+  return (
+    <Stack gap={2} miw={220}>
+      <Progress value={percent} aria-label={`Progress of ${campaign.name}`} />
+      <Text size="xs" data-testid="campaign-progress">
+        {percent}% · sent {sent}, delivered {delivered}, read {read}, failed {failed} of {total}
+      </Text>
+    </Stack>
+  );
+}
+
+function Trigger({
+  campaign,
+  groupNames,
+}: {
+  campaign: CampaignView;
+  groupNames: Map<number, string>;
+}) {
+  if (campaign.type === 'bot')
+    return <Text size="xs">Keywords: {campaign.keywords?.join(', ')}</Text>;
+  if (campaign.type === 'api') {
+    return <Text size="xs">POST /api/svc/sendcampaigns with campaign_id {campaign.id}</Text>;
+  }
+  if (campaign.scheduled_at && campaign.status === 'scheduled') {
+    return <Text size="xs">Scheduled for {formatTime(campaign.scheduled_at)}</Text>;
+  }
+  const audience = campaign.audience;
+  return (
+    <Text size="xs">
+      {audience?.type === 'groups'
+        ? `Groups: ${audience.group_ids.map((id) => groupNames.get(id) ?? `#${id}`).join(', ')}`
+        : audience?.type === 'contacts'
+          ? `${audience.contact_ids.length} contacts`
+          : 'All contacts'}
+    </Text>
+  );
+}
+
+export function CampaignsPage() {
+  const queryClient = useQueryClient();
+  const campaigns = useQuery({
+    queryKey: ['campaigns'],
+    queryFn: () => api.op.get<CampaignsResponse>('getCampaigns', { per_page: 100 }),
+    refetchInterval: (query) =>
+      query.state.data?.campaigns.some(stillMoving) ? RUNNING_POLL_MS : false,
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaigns'] });
+  const action = useMutation({
+    mutationFn: ({
+      kind,
+      campaign,
+    }: {
+      kind: 'start' | 'cancel' | 'delete';
+      campaign: CampaignView;
+    }) => {
+      if (kind === 'delete') return api.op.post('deleteCampaign', { id: campaign.id });
+      return api.op.post(kind === 'start' ? 'startCampaign' : 'cancelCampaign', {
+        id: campaign.id,
+      });
+    },
+    onSettled: refresh,
+  });
+  const list = [...(campaigns.data?.campaigns ?? [])].sort((a, b) => b.id - a.id);
+  const groups = useQuery({
+    queryKey: ['groups'],
+    queryFn: () => api.op.get<GroupsResponse>('getGroups', { per_page: 500 }),
+  });
+  const groupNames = new Map((groups.data?.groups ?? []).map((group) => [group.id, group.name]));
+  return (
+    <Stack>
+      <Title order={1}>Campaigns</Title>
+      <CreateCampaign onCreated={() => void refresh()} />
+      {action.isError && (
+        <Alert color="red" role="alert">
+          {errorText(action.error)}
+        </Alert>
+      )}
+      <section aria-labelledby="campaign-list">
+        <Title order={2} size="h4" id="campaign-list" mb="xs">
+          Your campaigns
+        </Title>
+        {campaigns.isError && (
+          <Alert color="red" role="alert">
+            {errorText(campaigns.error)}
+          </Alert>
+        )}
+        {campaigns.data && list.length === 0 && <Text c="dimmed">No campaigns yet.</Text>}
+        {list.length > 0 && (
+          <Table.ScrollContainer minWidth={900}>
+            <Table withTableBorder aria-label="Campaigns">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Type</Table.Th>
+                  <Table.Th>Status</Table.Th>
+                  <Table.Th>Audience or trigger</Table.Th>
+                  <Table.Th>Progress</Table.Th>
+                  <Table.Th>Actions</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {list.map((campaign) => (
+                  <Table.Tr key={campaign.id} data-testid="campaign-row">
+                    <Table.Td>{campaign.name}</Table.Td>
+                    <Table.Td>{campaign.type}</Table.Td>
+                    <Table.Td>
+                      <Badge color={STATUS_COLORS[campaign.status]}>{campaign.status}</Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      <Trigger campaign={campaign} groupNames={groupNames} />
+                    </Table.Td>
+                    <Table.Td>
+                      {campaign.type === 'regular' ? <CampaignProgress campaign={campaign} /> : '—'}
+                    </Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="nowrap">
+                        {campaign.type === 'regular' &&
+                          (campaign.status === 'draft' || campaign.status === 'scheduled') && (
+                            <Button
+                              size="xs"
+                              variant="default"
+                              aria-label={`Start ${campaign.name} now`}
+                              onClick={() => action.mutate({ kind: 'start', campaign })}
+                            >
+                              Start
+                            </Button>
+                          )}
+                        {['draft', 'scheduled', 'started'].includes(campaign.status) && (
+                          <Button
+                            size="xs"
+                            variant="default"
+                            aria-label={`Cancel ${campaign.name}`}
+                            onClick={() => action.mutate({ kind: 'cancel', campaign })}
+                          >
+                            Cancel
+                          </Button>
+                        )}
+                        {campaign.status !== 'started' && campaign.status !== 'scheduled' && (
+                          <Button
+                            size="xs"
+                            variant="default"
+                            aria-label={`Delete ${campaign.name}`}
+                            onClick={() => {
+                              if (window.confirm(`Delete the campaign “${campaign.name}”?`)) {
+                                action.mutate({ kind: 'delete', campaign });
+                              }
+                            }}
+                          >
+                            Delete
+                          </Button>
+                        )}
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </section>
+    </Stack>
+  );
+}

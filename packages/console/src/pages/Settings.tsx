@@ -1,0 +1,447 @@
+import { useState, type FormEvent } from 'react';
+import {
+  Alert,
+  Badge,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  Paper,
+  Progress,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  PLAN_LIMITS,
+  type AccountStatusResponse,
+  type Agent,
+  type ApiTokenView,
+  type MeResponse,
+  type PageMeta,
+} from '@switchboard/contracts';
+import { api, errorText } from '../api';
+import { formatTime } from '../format';
+
+type TokensAnswer = { tokens: ApiTokenView[]; meta: PageMeta };
+type CreatedToken = ApiTokenView & { token: string };
+type AgentsAnswer = { agents: Agent[]; meta: PageMeta };
+type AddedAgent = { agent: Agent; invitation_url: string; invitation_expires_at: string };
+
+function ApiTokens() {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const tokens = useQuery({
+    queryKey: ['tokens'],
+    queryFn: () => api.op.get<TokensAnswer>('getTokens'),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['tokens'] });
+  const create = useMutation({
+    mutationFn: () => api.op.post<CreatedToken>('createToken', { name }),
+    onSuccess: (answer) => {
+      setCreated(answer);
+      setName('');
+    },
+    onSettled: refresh,
+  });
+  const revoke = useMutation({
+    mutationFn: (token: ApiTokenView) => api.op.delete('deleteToken', { token_id: token.token_id }),
+    onSettled: refresh,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="api-tokens">
+      <Stack>
+        <Title order={2} size="h4" id="api-tokens">
+          API tokens
+        </Title>
+        {created && (
+          <Alert color="yellow" title={`Token “${created.name}”`} role="status">
+            <Stack gap="xs">
+              <Text size="sm">Copy it now: it is shown this once.</Text>
+              <Code block data-testid="new-token">
+                {created.token}
+              </Code>
+              <Group>
+                <CopyButton value={created.token}>
+                  {({ copied, copy }) => (
+                    <Button size="xs" variant="default" onClick={copy}>
+                      {copied ? 'Copied' : 'Copy token'}
+                    </Button>
+                  )}
+                </CopyButton>
+                <Button size="xs" variant="default" onClick={() => setCreated(null)}>
+                  I have stored it
+                </Button>
+              </Group>
+            </Stack>
+          </Alert>
+        )}
+        <form onSubmit={submit}>
+          <Group align="flex-end">
+            <TextInput
+              label="Token name"
+              placeholder="CRM sync"
+              required
+              value={name}
+              onChange={(event) => setName(event.currentTarget.value)}
+            />
+            <Button type="submit" loading={create.isPending}>
+              Create token
+            </Button>
+          </Group>
+        </form>
+        {(create.isError || revoke.isError) && (
+          <Alert color="red" role="alert">
+            {errorText(create.error ?? revoke.error)}
+          </Alert>
+        )}
+        {tokens.isError && (
+          <Alert color="red" role="alert">
+            {errorText(tokens.error)}
+          </Alert>
+        )}
+        {tokens.data && tokens.data.tokens.length === 0 && (
+          <Text c="dimmed" size="sm">
+            No API tokens yet.
+          </Text>
+        )}
+        {tokens.data && tokens.data.tokens.length > 0 && (
+          <Table withTableBorder aria-label="API tokens">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Token</Table.Th>
+                <Table.Th>Created</Table.Th>
+                <Table.Th>Last used</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {tokens.data.tokens.map((token) => (
+                <Table.Tr key={token.token_id}>
+                  <Table.Td>{token.name}</Table.Td>
+                  <Table.Td>
+                    <Code>{token.masked_token}</Code>
+                  </Table.Td>
+                  <Table.Td>{formatTime(token.created_at)}</Table.Td>
+                  <Table.Td>{formatTime(token.last_used_at)}</Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="xs"
+                      color="red"
+                      variant="default"
+                      aria-label={`Revoke ${token.name}`}
+                      onClick={() => {
+                        if (
+                          window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)
+                        ) {
+                          revoke.mutate(token);
+                        }
+                      }}
+                    >
+                      Revoke
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<'agent' | 'admin'>('agent');
+  const [invited, setInvited] = useState<AddedAgent | null>(null);
+  const agents = useQuery({
+    queryKey: ['agents'],
+    queryFn: () => api.op.get<AgentsAnswer>('getAgents'),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['agents'] });
+  const add = useMutation({
+    mutationFn: () => api.op.post<AddedAgent>('addAgent', { name, email, role }),
+    onSuccess: (answer) => {
+      setInvited(answer);
+      setName('');
+      setEmail('');
+    },
+    onSettled: refresh,
+  });
+  const update = useMutation({
+    mutationFn: (change: { agent_id: number; role?: string; active?: boolean }) =>
+      api.op.post('updateAgent', change),
+    onSettled: refresh,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    add.mutate();
+  };
+  const limit = plan ? PLAN_LIMITS[plan].agents : undefined;
+  const activeCount = agents.data?.agents.filter((agent) => agent.active).length;
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="agents">
+      <Stack>
+        <Title order={2} size="h4" id="agents">
+          Users and agents
+        </Title>
+        {plan && (
+          <Text size="sm" data-testid="agent-limit">
+            {limit === null
+              ? `Your ${plan} plan allows any number of users.`
+              : `Your ${plan} plan allows ${limit} ${limit === 1 ? 'user' : 'users'}, the owner included` +
+                (activeCount !== undefined ? `: ${activeCount} of ${limit} in use.` : '.')}
+          </Text>
+        )}
+        {invited && (
+          <Alert color="teal" title={`${invited.agent.name} is invited`} role="status">
+            <Text size="sm">
+              Send them this link (valid until {formatTime(invited.invitation_expires_at)}):
+            </Text>
+            <Code block>{invited.invitation_url}</Code>
+          </Alert>
+        )}
+        <form onSubmit={submit}>
+          <Group align="flex-end">
+            <TextInput
+              label="Name"
+              required
+              value={name}
+              onChange={(event) => setName(event.currentTarget.value)}
+            />
+            <TextInput
+              label="Email"
+              type="email"
+              required
+              value={email}
+              onChange={(event) => setEmail(event.currentTarget.value)}
+            />
+            <Select
+              label="Role"
+              data={[
+                { value: 'agent', label: 'Agent' },
+                { value: 'admin', label: 'Admin' },
+              ]}
+              value={role}
+              onChange={(value) => setRole(value === 'admin' ? 'admin' : 'agent')}
+              allowDeselect={false}
+            />
+            <Button type="submit" loading={add.isPending}>
+              Add user
+            </Button>
+          </Group>
+        </form>
+        {add.isError && (
+          <Alert color="red" role="alert" title="The user was not added">
+            {errorText(add.error)}
+          </Alert>
+        )}
+        {update.isError && (
+          <Alert color="red" role="alert">
+            {errorText(update.error)}
+          </Alert>
+        )}
+        {agents.isError && (
+          <Alert color="red" role="alert">
+            {errorText(agents.error)}
+          </Alert>
+        )}
+        {agents.data && (
+          <Table withTableBorder aria-label="Users">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Email</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {agents.data.agents.map((agent) => (
+                <Table.Tr key={agent.id}>
+                  <Table.Td>{agent.name}</Table.Td>
+                  <Table.Td>{agent.email}</Table.Td>
+                  <Table.Td>
+                    {agent.role === 'owner' ? (
+                      'owner'
+                    ) : (
+                      <Select
+                        aria-label={`Role of ${agent.name}`}
+                        size="xs"
+                        w={110}
+                        data={['agent', 'admin']}
+                        value={agent.role}
+                        allowDeselect={false}
+                        onChange={(value) =>
+                          value && update.mutate({ agent_id: agent.id, role: value })
+                        }
+                      />
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge
+                      color={
+                        !agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'
+                      }
+                    >
+                      {!agent.active
+                        ? 'deactivated'
+                        : agent.invitation_pending
+                          ? 'invited'
+                          : 'active'}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {agent.role !== 'owner' && (
+                      <Button
+                        size="xs"
+                        variant="default"
+                        color={agent.active ? 'red' : 'teal'}
+                        aria-label={`${agent.active ? 'Deactivate' : 'Reactivate'} ${agent.name}`}
+                        onClick={() => update.mutate({ agent_id: agent.id, active: !agent.active })}
+                      >
+                        {agent.active ? 'Deactivate' : 'Reactivate'}
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function AccountHealth() {
+  const health = useQuery({
+    queryKey: ['account-status'],
+    queryFn: () => api.op.get<AccountStatusResponse>('accountStatus'),
+  });
+  const rows: [string, string | null | undefined][] = health.data
+    ? [
+        ['Connection', health.data.connection_state],
+        ['Phone number', `${health.data.display_name} (${health.data.phone_number})`],
+        ['Account status', health.data.account_status],
+        ['Review status', health.data.account_review_status],
+        ['Quality rating', health.data.quality_rating],
+        ['Messaging tier', health.data.messaging_tier],
+      ]
+    : [];
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="account-health">
+      <Stack gap="xs">
+        <Title order={2} size="h4" id="account-health">
+          Account health
+        </Title>
+        {health.isPending && <Text size="sm">Asking the provider…</Text>}
+        {health.isError && (
+          <Alert color="red" role="alert">
+            {errorText(health.error)}
+          </Alert>
+        )}
+        {health.data?.error && (
+          <Alert color="red" role="alert" title="Disconnected">
+            {health.data.error}
+          </Alert>
+        )}
+        {rows.length > 0 && (
+          <Table aria-label="Account health">
+            <Table.Tbody>
+              {rows.map(([label, value]) => (
+                <Table.Tr key={label}>
+                  <Table.Th scope="row">{label}</Table.Th>
+                  <Table.Td>{value ?? 'unknown'}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function Usage({
+  label,
+  used,
+  limit,
+}: {
+  label: string;
+  used: number | undefined;
+  limit: number | null;
+}) {
+  const percent = limit && used !== undefined ? Math.min(100, (used / limit) * 100) : 0;
+  return (
+    <Stack gap={4}>
+      <Text size="sm">
+        {label}: {used ?? '…'} {limit === null ? '(unlimited)' : `of ${limit}`}
+      </Text>
+      {limit !== null && <Progress value={percent} aria-label={`${label} used`} />}
+    </Stack>
+  );
+}
+
+function PlanUsage({ me }: { me: MeResponse['organization'] | undefined }) {
+  const contacts = useQuery({
+    queryKey: ['contacts-total'],
+    queryFn: () => api.op.get<{ meta: PageMeta }>('getContacts', { page: 1, per_page: 1 }),
+  });
+  const agents = useQuery({
+    queryKey: ['agents'],
+    queryFn: () => api.op.get<AgentsAnswer>('getAgents'),
+  });
+  if (!me) return null;
+  const limits = PLAN_LIMITS[me.plan];
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="plan-usage">
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="plan-usage">
+          Plan: {me.plan}
+        </Title>
+        <Text size="sm" c="dimmed">
+          {me.name}, on the {me.plan} plan since {formatTime(me.plan_started_at)}.
+        </Text>
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <Usage label="Contacts" used={contacts.data?.meta.total} limit={limits.contacts} />
+          <Usage
+            label="Users"
+            used={agents.data?.agents.filter((agent) => agent.active).length}
+            limit={limits.agents}
+          />
+          <Text size="sm">Messages per month: {limits.messagesPerMonth ?? 'unlimited'}</Text>
+          <Text size="sm">Campaigns per month: {limits.campaignsPerMonth ?? 'unlimited'}</Text>
+        </SimpleGrid>
+      </Stack>
+    </Paper>
+  );
+}
+
+export function SettingsPage() {
+  const me = useQuery({ queryKey: ['me'], queryFn: () => api.op.get<MeResponse>('me') });
+  return (
+    <Stack>
+      <Title order={1}>Settings</Title>
+      <PlanUsage me={me.data?.organization} />
+      <Agents plan={me.data?.organization.plan} />
+      <ApiTokens />
+      <AccountHealth />
+    </Stack>
+  );
+}

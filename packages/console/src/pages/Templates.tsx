@@ -1,0 +1,325 @@
+import { useState, type FormEvent } from 'react';
+import {
+  Alert,
+  Badge,
+  Button,
+  FileButton,
+  Group,
+  Paper,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  TEMPLATE_CATEGORIES,
+  type CreateTemplateRequestInput,
+  type TemplateResponse,
+  type TemplateView,
+  type TemplatesResponse,
+  type UploadTemplateMediaResponse,
+} from '@switchboard/contracts';
+import { api, errorText, request } from '../api';
+
+/** The provider reviews a new template; its status is read again until it is decided. */
+const REVIEW_POLL_MS = 2000;
+
+const STATUS_COLORS: Record<string, string> = {
+  APPROVED: 'teal.9',
+  PENDING: 'yellow.4',
+  REJECTED: 'red.9',
+  PAUSED: 'orange.9',
+  DISABLED: 'gray.7',
+};
+
+const placeholderCount = (text: string) =>
+  Math.max(0, ...[...text.matchAll(/\{\{(\d+)\}\}/g)].map((match) => Number(match[1])));
+
+function bodyOf(template: TemplateView): string {
+  const body = template.components.find((c) => String(c.type).toUpperCase() === 'BODY');
+  return typeof body?.text === 'string' ? body.text : '';
+}
+
+function CreateTemplate({ onCreated }: { onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [language, setLanguage] = useState('en_US');
+  const [category, setCategory] = useState<string>('UTILITY');
+  const [header, setHeader] = useState<'none' | 'text' | 'image'>('none');
+  const [headerText, setHeaderText] = useState('');
+  const [handle, setHandle] = useState<string | null>(null);
+  const [body, setBody] = useState('');
+  const [examples, setExamples] = useState<string[]>([]);
+  const [footer, setFooter] = useState('');
+  const count = placeholderCount(body);
+  const upload = useMutation({
+    mutationFn: (file: File) => {
+      const form = new FormData();
+      form.append('file', file);
+      return request<UploadTemplateMediaResponse>('POST', '/api/svc/uploadTemplateMedia', {
+        body: form,
+      });
+    },
+    onSuccess: (answer) => setHandle(answer.handle),
+  });
+  const create = useMutation({
+    mutationFn: () => {
+      const components: Record<string, unknown>[] = [];
+      if (header === 'text') components.push({ type: 'HEADER', format: 'TEXT', text: headerText });
+      if (header === 'image') {
+        components.push({
+          type: 'HEADER',
+          format: 'IMAGE',
+          example: { header_handle: handle ? [handle] : [] },
+        });
+      }
+      components.push({
+        type: 'BODY',
+        text: body,
+        ...(count > 0
+          ? { example: { body_text: [Array.from({ length: count }, (_, i) => examples[i] ?? '')] } }
+          : {}),
+      });
+      if (footer.trim()) components.push({ type: 'FOOTER', text: footer });
+      const input: CreateTemplateRequestInput = {
+        template_name: name,
+        template_language: language,
+        category,
+        components,
+      };
+      return api.op.post<TemplateResponse>('createTemplate', input);
+    },
+    onSuccess: () => {
+      setName('');
+      setBody('');
+      setExamples([]);
+      setFooter('');
+      setHeaderText('');
+      setHandle(null);
+      onCreated();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Paper withBorder p="md" component="section" aria-labelledby="new-template">
+      <form onSubmit={submit}>
+        <Stack>
+          <Title order={2} size="h4" id="new-template">
+            New template
+          </Title>
+          <SimpleGrid cols={{ base: 1, sm: 3 }}>
+            <TextInput
+              label="Template name"
+              description="Lowercase letters, digits and _"
+              required
+              value={name}
+              onChange={(event) => setName(event.currentTarget.value)}
+            />
+            <TextInput
+              label="Language"
+              description="A code such as en_US"
+              required
+              value={language}
+              onChange={(event) => setLanguage(event.currentTarget.value)}
+            />
+            <Select
+              label="Category"
+              data={[...TEMPLATE_CATEGORIES]}
+              value={category}
+              allowDeselect={false}
+              onChange={(value) => setCategory(value ?? 'UTILITY')}
+            />
+          </SimpleGrid>
+          <Stack gap="xs">
+            <SegmentedControl
+              aria-label="Header"
+              data={[
+                { value: 'none', label: 'No header' },
+                { value: 'text', label: 'Text header' },
+                { value: 'image', label: 'Image header' },
+              ]}
+              value={header}
+              onChange={(value) => setHeader(value as 'none' | 'text' | 'image')}
+            />
+            {header === 'text' && (
+              <TextInput
+                label="Header text"
+                required
+                value={headerText}
+                onChange={(event) => setHeaderText(event.currentTarget.value)}
+              />
+            )}
+            {header === 'image' && (
+              <Group>
+                <FileButton
+                  onChange={(file) => file && upload.mutate(file)}
+                  accept="image/png,image/jpeg"
+                >
+                  {(props) => (
+                    <Button {...props} variant="default" loading={upload.isPending}>
+                      Upload header image
+                    </Button>
+                  )}
+                </FileButton>
+                <Text size="sm" role="status">
+                  {handle ? 'Image uploaded' : 'A sample image for the review (JPEG or PNG)'}
+                </Text>
+              </Group>
+            )}
+            {upload.isError && (
+              <Alert color="red" role="alert">
+                {errorText(upload.error)}
+              </Alert>
+            )}
+          </Stack>
+          <Textarea
+            label="Body"
+            description="{{1}}, {{2}}… are filled when it is sent; give an example of each."
+            required
+            autosize
+            minRows={3}
+            value={body}
+            onChange={(event) => setBody(event.currentTarget.value)}
+          />
+          {count > 0 && (
+            <SimpleGrid cols={{ base: 1, sm: 3 }}>
+              {Array.from({ length: count }, (_, index) => (
+                <TextInput
+                  key={index}
+                  label={`Example of {{${index + 1}}}`}
+                  required
+                  value={examples[index] ?? ''}
+                  onChange={(event) => {
+                    const next = [...examples];
+                    next[index] = event.currentTarget.value;
+                    setExamples(next);
+                  }}
+                />
+              ))}
+            </SimpleGrid>
+          )}
+          <TextInput
+            label="Footer (optional)"
+            value={footer}
+            onChange={(event) => setFooter(event.currentTarget.value)}
+          />
+          {create.isError && (
+            <Alert color="red" role="alert" title="The template was not created">
+              {errorText(create.error)}
+            </Alert>
+          )}
+          <Group>
+            <Button
+              type="submit"
+              loading={create.isPending}
+              disabled={header === 'image' && !handle}
+            >
+              Submit for review
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+export function TemplatesPage() {
+  const queryClient = useQueryClient();
+  const templates = useQuery({
+    queryKey: ['templates'],
+    queryFn: () => api.op.get<TemplatesResponse>('getTemplates'),
+    refetchInterval: (query) =>
+      query.state.data?.templates.some((t) => t.status === 'PENDING') ? REVIEW_POLL_MS : false,
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['templates'] });
+  const remove = useMutation({
+    mutationFn: (template: TemplateView) =>
+      api.op.delete('deleteTemplate', {
+        template_name: template.template_name,
+        template_language: template.template_language,
+      }),
+    onSettled: refresh,
+  });
+  return (
+    <Stack>
+      <Title order={1}>Templates</Title>
+      <CreateTemplate onCreated={() => void refresh()} />
+      {remove.isError && (
+        <Alert color="red" role="alert">
+          {errorText(remove.error)}
+        </Alert>
+      )}
+      <section aria-labelledby="template-list">
+        <Title order={2} size="h4" id="template-list" mb="xs">
+          Your templates
+        </Title>
+        {templates.isError && (
+          <Alert color="red" role="alert">
+            {errorText(templates.error)}
+          </Alert>
+        )}
+        {templates.data?.templates.length === 0 && <Text c="dimmed">No templates yet.</Text>}
+        {templates.data && templates.data.templates.length > 0 && (
+          <Table.ScrollContainer minWidth={800}>
+            <Table withTableBorder aria-label="Templates">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Language</Table.Th>
+                  <Table.Th>Category</Table.Th>
+                  <Table.Th>Body</Table.Th>
+                  <Table.Th>Status</Table.Th>
+                  <Table.Th>Actions</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {templates.data.templates.map((template) => (
+                  <Table.Tr key={template.id} data-testid="template-row">
+                    <Table.Td>{template.template_name}</Table.Td>
+                    <Table.Td>{template.template_language}</Table.Td>
+                    <Table.Td>{template.category}</Table.Td>
+                    <Table.Td>
+                      <Text size="xs" lineClamp={2} maw={320}>
+                        {bodyOf(template)}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge color={STATUS_COLORS[template.status] ?? 'gray.7'}>
+                        {template.status}
+                      </Badge>
+                      {template.rejection_reason && (
+                        <Text size="xs">{template.rejection_reason}</Text>
+                      )}
+                    </Table.Td>
+                    <Table.Td>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        aria-label={`Delete ${template.template_name} (${template.template_language})`}
+                        onClick={() => {
+                          if (window.confirm(`Delete the template “${template.template_name}”?`)) {
+                            remove.mutate(template);
+                          }
+                        }}
+                      >
+                        Delete
+                      </Button>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </section>
+    </Stack>
+  );
+}

@@ -1,0 +1,525 @@
+/// <reference lib="dom" />
+// The web console in a real browser (the system's Chromium driven by playwright-core), against
+// every service and the provider simulator as processes: what a support agent, a marketer and a
+// developer see and do. Each page is checked with axe-core and photographed into docs/console/.
+import { existsSync, readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { AddAgentResponseSchema } from '@switchboard/contracts';
+import { orderFlow } from '../../services/campaigns/test/support/flow-fixtures';
+import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
+import {
+  CONSOLE_BUILD,
+  launchChromium,
+  screenshot,
+  seriousAxeViolations,
+  watchProblems,
+} from '../support/browser';
+import { callGateway, signIn } from '../support/console-client';
+import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
+
+jest.setTimeout(180_000);
+
+let e2e: E2eSystem;
+let receiver: Receiver;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CONSOLE_BUILD)) {
+    throw new Error('The console is not built: run `npm run build` (npm test does) first');
+  }
+  receiver = await startReceiver();
+  [e2e, browser] = await Promise.all([
+    startE2eSystem('e2econsole', {
+      ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_DELAYS: '1,1,1',
+      // Slow enough for each tick to show, quick enough for the test.
+      SIM_STATUS_DELAYS_MS: '300,800,800',
+    }),
+    launchChromium(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await e2e?.stop();
+  await receiver?.close();
+});
+
+/** A fresh browser profile (no cookie) whose page reports script errors and CSP refusals. */
+async function newPage(): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 860 },
+    // No transitions half-way through when axe measures contrast.
+    reducedMotion: 'reduce',
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  return { page, problems: watchProblems(page) };
+}
+
+const consoleUrl = (path = '') => `${e2e.gateway}/console/${path}`;
+
+/** The page passes axe-core's serious and critical rules, then is photographed. */
+async function checkPage(page: Page, name: string): Promise<void> {
+  // As a page is first seen: no pointer resting on a button's hover state.
+  await page.mouse.move(0, 0);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, name);
+}
+
+async function signInThroughForm(page: Page, email: string, password: string): Promise<void> {
+  await page.goto(consoleUrl());
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel(/^Password/).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+/** An organization whose owner has set a password through the invitation's API door. */
+async function organizationWithOwner(name: string, plan: 'free' | 'standard', email: string) {
+  const created = await e2e.createOrganization(name, plan, { owner_email: email });
+  const invitation = new URL(created.owner!.invitation_url!).hash.replace(/^#invitation=/, '');
+  const accepted = await callGateway(
+    e2e.gateway,
+    'POST',
+    '/auth/accept-invitation',
+    {},
+    {
+      invitation,
+      password: 'owner passphrase',
+    },
+  );
+  expect(accepted.status).toBe(200);
+  return created;
+}
+
+test('when the owner opens the invitation link, sets a password, signs out and signs in again, then the console is served under a strict policy and the session lives in a cookie only', async () => {
+  const created = await e2e.createOrganization('Invited Co', 'standard', {
+    owner_email: 'owner@invited.example',
+  });
+  const { page, problems } = await newPage();
+
+  // The console's document forbids inline and foreign scripts.
+  const response = await page.goto(
+    created.owner!.invitation_url!.replace(/^https?:\/\/[^/]+/, e2e.gateway),
+  );
+  const policy = response!.headers()['content-security-policy'];
+  expect(policy).toContain("script-src 'self'");
+  expect(policy).not.toMatch(/script-src[^;]*unsafe-inline/);
+
+  await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+  await checkPage(page, 'accept-invitation');
+  await page.getByLabel('Your name (optional)').fill('Olga Owner');
+  await page.getByLabel('New password').fill('owner passphrase');
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await page.getByRole('heading', { name: 'Inbox' }).waitFor();
+  // The invitation secret is gone from the address bar.
+  expect(page.url()).not.toContain('invitation=');
+
+  // Nothing readable by a script holds a credential.
+  const stored = await page.evaluate(() => ({
+    local: JSON.stringify(localStorage),
+    session: JSON.stringify(sessionStorage),
+    cookie: document.cookie,
+  }));
+  expect(stored).toEqual({ local: '{}', session: '{}', cookie: '' });
+
+  // A reload keeps the session (the cookie) and the page.
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+  await page.reload();
+  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in to Switchboard' }).waitFor();
+  await page.getByLabel('Email').fill('owner@invited.example');
+  await page.getByLabel(/^Password/).fill('wrong passphrase');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Wrong email or password' }).waitFor();
+  await checkPage(page, 'sign-in');
+  await page.getByLabel(/^Password/).fill('owner passphrase');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Olga Owner · owner').waitFor();
+  expect(problems.filter((problem) => !problem.includes('401'))).toEqual([]);
+});
+
+test('when a webhook is created whose receiver fails once, then its secret shows once and masked after, and the delivery row goes from retrying to delivered', async () => {
+  await organizationWithOwner('Hooks Co', 'standard', 'dev@hooks.example');
+  let answered = 0;
+  receiver.behave(() =>
+    answered++ === 0 ? { status: 503, body: 'busy' } : { status: 200, body: 'ok' },
+  );
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'dev@hooks.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Developer → Webhooks' }).click();
+  await page.getByText('No webhooks yet').waitFor();
+
+  await page.getByRole('textbox', { name: 'Name' }).fill('Our CRM');
+  await page.getByRole('textbox', { name: 'URL' }).fill(receiver.url);
+  await page.getByRole('checkbox', { name: 'message_sent' }).check();
+  // Reserved events are marked as such in the catalog.
+  await page.getByRole('checkbox', { name: 'contact_created reserved' }).waitFor();
+  await page.getByRole('button', { name: 'Create webhook' }).click();
+  const secret = await page.getByTestId('new-secret').textContent();
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
+  receiver.trust(secret!);
+  const masked = await page.getByTestId('masked-secret').textContent();
+  expect(masked).toMatch(/^whsec_…/);
+  expect(masked).not.toBe(secret);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  expect(await page.getByTestId('new-secret').count()).toBe(0);
+
+  await page.getByRole('button', { name: 'Send a test event to Our CRM' }).click();
+  const row = page.getByTestId('delivery-row').first();
+  await row.getByText('retrying').waitFor();
+  await row.getByText('1 / 3').waitFor();
+  await checkPage(page, 'webhooks-retrying');
+  await row.getByText('delivered').waitFor({ timeout: 60_000 });
+  await row.getByText('2 / 3').waitFor();
+  expect(await row.textContent()).toContain('200');
+
+  // Pause, and back.
+  await page.getByRole('button', { name: 'Pause Our CRM' }).click();
+  await page.getByRole('button', { name: 'Activate Our CRM' }).waitFor();
+  await page.getByRole('button', { name: 'Activate Our CRM' }).click();
+  await page.getByRole('button', { name: 'Pause Our CRM' }).waitFor();
+  await checkPage(page, 'webhooks');
+  expect(problems).toEqual([]);
+});
+
+test("when an agent sends a message from the inbox, then its ticks go to read, and the customer's answer appears without a reload", async () => {
+  const org = await organizationWithOwner('Inbox Co', 'standard', 'support@inbox.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'support@inbox.example', 'owner passphrase');
+  await page.getByText('No conversations yet.').waitFor();
+  await checkPage(page, 'inbox-empty');
+
+  await page.getByLabel('Phone number').fill('393471230099');
+  await page.getByRole('textbox', { name: 'Message' }).fill('Your order has shipped');
+  await page.getByRole('button', { name: 'Send message' }).click();
+  const status = page.getByTestId('message-status').last();
+  await page.locator('[data-testid="message-status"][data-status="read"]').waitFor();
+  expect(await status.textContent()).toContain('read');
+
+  const injected = await fetch(`${e2e.simulator}/sim/inbound`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      phone_number_id: org.channel.phone_number_id,
+      from: '393471230099',
+      profile_name: 'Marta',
+      text: 'Thank you!',
+    }),
+  });
+  expect(injected.status).toBe(200);
+  await page.getByTestId('message').filter({ hasText: 'Thank you!' }).waitFor();
+  await page.getByText('24-hour window open').waitFor();
+  await page.getByLabel('Reply', { exact: true }).fill('You are welcome, Marta');
+  await page.getByLabel('Reply', { exact: true }).press('Enter');
+  await page.getByTestId('message').filter({ hasText: 'You are welcome, Marta' }).waitFor();
+  await page
+    .getByTestId('message')
+    .filter({ hasText: 'You are welcome, Marta' })
+    .locator('[data-status="read"]')
+    .waitFor();
+  await page.getByRole('button', { name: 'Hand back to the bots' }).click();
+  await page.getByText('The bots answer this customer again.').waitFor();
+  // A reply with buttons goes out as an interactive message.
+  await page.getByRole('button', { name: 'Add buttons or an image' }).click();
+  await page.getByLabel('Reply', { exact: true }).fill('Anything else?');
+  await page.getByLabel('Reply buttons').fill('Yes, No');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page.getByTestId('message').filter({ hasText: 'Anything else?' }).waitFor();
+  const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+  expect(sent).toMatch(/"interactive".*Anything else\?/s);
+  await checkPage(page, 'inbox');
+  expect(problems).toEqual([]);
+});
+
+test('when the owner of a free organization adds an agent, then the plan limit is shown and the refusal says why', async () => {
+  await organizationWithOwner('Free Co', 'free', 'owner@free.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'owner@free.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByTestId('agent-limit').filter({ hasText: '1 of 1 in use' }).waitFor();
+  const users = page.getByRole('region', { name: 'Users and agents' });
+  await users.getByRole('textbox', { name: 'Name' }).fill('Bo Agent');
+  await users.getByRole('textbox', { name: 'Email' }).fill('bo@free.example');
+  await users.getByRole('button', { name: 'Add user' }).click();
+  const refusal = page.getByRole('alert').filter({ hasText: 'The user was not added' });
+  await refusal.waitFor();
+  expect(await refusal.textContent()).toMatch(/exceeded the limit of 1 agents on the free plan/);
+
+  // API tokens: shown once, listed masked, revoked.
+  const tokens = page.getByRole('region', { name: 'API tokens' });
+  await tokens.getByLabel('Token name').fill('CRM sync');
+  await tokens.getByRole('button', { name: 'Create token' }).click();
+  const token = await page.getByTestId('new-token').textContent();
+  expect(token?.length).toBeGreaterThan(20);
+  const me = await callGateway(e2e.gateway, 'GET', '/api/svc/me', { token: token! });
+  expect(me.status).toBe(200);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await tokens.getByRole('cell', { name: 'CRM sync', exact: true }).waitFor();
+  expect(await tokens.textContent()).not.toContain(token!);
+  await page.getByRole('region', { name: 'Account health' }).getByText('connected').waitFor();
+  await checkPage(page, 'settings');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await tokens.getByRole('button', { name: 'Revoke CRM sync' }).click();
+  await tokens.getByRole('cell', { name: 'CRM sync', exact: true }).waitFor({ state: 'detached' });
+  expect((await callGateway(e2e.gateway, 'GET', '/api/svc/me', { token: token! })).status).toBe(
+    401,
+  );
+  expect(problems).toEqual([]);
+});
+
+test('when an agent signs in, then Settings is neither offered nor opened', async () => {
+  await organizationWithOwner('Team Co', 'standard', 'lead@team.example');
+  const owner = await signIn(e2e.gateway, 'lead@team.example', 'owner passphrase');
+  const added = await callGateway(e2e.gateway, 'POST', '/api/svc/addAgent', owner, {
+    name: 'Ana Agent',
+    email: 'ana@team.example',
+    role: 'agent',
+  });
+  expect(added.status).toBe(201);
+  const { invitation_url } = AddAgentResponseSchema.parse(added.body);
+  const { page, problems } = await newPage();
+  await page.goto(invitation_url.replace(/^https?:\/\/[^/]+/, e2e.gateway));
+  await page.getByLabel('New password').fill('agent passphrase');
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await page.getByText('Ana Agent · agent').waitFor();
+  expect(await page.getByRole('link', { name: 'Settings' }).count()).toBe(0);
+  await page.goto(consoleUrl('settings'));
+  await page.getByText("Only the organization's owner and admins can open Settings").waitFor();
+  // Nor can the agent reach what the page would show, by the API.
+  const agent = await signIn(e2e.gateway, 'ana@team.example', 'agent passphrase');
+  expect((await callGateway(e2e.gateway, 'GET', '/api/svc/getTokens', agent)).status).toBe(403);
+  await checkPage(page, 'settings-agent');
+  expect(problems).toEqual([]);
+});
+
+test('when a user has only a keyboard, then they sign in, reach every page from the navigation and create a token', async () => {
+  await organizationWithOwner('Keys Co', 'standard', 'keys@keys.example');
+  const { page, problems } = await newPage();
+  await page.goto(consoleUrl());
+  await page.getByLabel('Email').waitFor();
+  // Tab order: email, password (and its show toggle), the button; Enter submits.
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('email');
+  await page.keyboard.type('keys@keys.example');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('owner passphrase');
+  await page.keyboard.press('Enter');
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+
+  for (const [link, shot] of [
+    ['Contacts', 'contacts-empty'],
+    ['Campaigns', 'campaigns-empty'],
+    ['Templates', 'templates-empty'],
+    ['Automation', 'automation-empty'],
+    ['Developer → Webhooks', 'webhooks-empty'],
+    ['Settings', 'settings-standard'],
+  ] as const) {
+    await page.getByRole('link', { name: link }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: link, level: 1 }).waitFor();
+    await checkPage(page, shot);
+  }
+  const tokenName = page.getByLabel('Token name');
+  await tokenName.focus();
+  await page.keyboard.type('Keyboard token');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('new-token').waitFor();
+  const focusVisible = await page.evaluate(() => {
+    const active = document.activeElement as HTMLElement | null;
+    return active !== null && active !== document.body;
+  });
+  expect(focusVisible).toBe(true);
+  expect(problems).toEqual([]);
+});
+
+test('when a CSV with a bad row is imported, then the progress reaches every row, the bad one is named, and search, paging and export see the rest', async () => {
+  await organizationWithOwner('Lists Co', 'standard', 'lists@lists.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'lists@lists.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Contacts' }).click();
+  await page.getByText('No contacts yet').waitFor();
+
+  const rows = Array.from(
+    { length: 30 },
+    (_, n) => `Customer ${n + 1},39347100${String(n).padStart(4, '0')},,VIP,Rome`,
+  );
+  const csv = ['name,phone,email,groups,city', ...rows, 'Broken,not-a-phone,,,'].join('\n');
+  await page.locator('input[type="file"]').setInputFiles({
+    name: 'contacts.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(csv),
+  });
+  await page
+    .getByTestId('import-status')
+    .filter({ hasText: 'Imported 31 of 31 rows, 1 refused' })
+    .waitFor({ timeout: 60_000 });
+  await page.getByRole('alert').filter({ hasText: 'Row 32:' }).waitFor();
+  await page.getByText('30 contacts').waitFor();
+  // 25 a page: the second page holds the other 5.
+  expect(await page.getByTestId('contact-row').count()).toBe(25);
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await page.getByText('Page 2').waitFor();
+  await page.waitForFunction(
+    () => document.querySelectorAll('[data-testid="contact-row"]').length === 5,
+  );
+  await page.getByLabel('Search').fill('Customer 7');
+  await page.getByText('1 contact', { exact: true }).waitFor();
+  await page.getByRole('region', { name: 'Groups' }).getByRole('button', { name: 'VIP' }).waitFor();
+  expect(await page.getByTestId('contact-row').textContent()).toContain('city: Rome');
+  await page.getByRole('button', { name: 'Unsubscribe Customer 7' }).click();
+  await page.getByTestId('contact-row').getByText('unsubscribed').waitFor();
+  await checkPage(page, 'contacts');
+
+  await page.getByLabel('Search').fill('');
+  await page.getByText('30 contacts').waitFor();
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  const exported = readFileSync((await download.path())!, 'utf8').split('\r\n');
+  expect(exported[0]).toBe('name,phone,email,subscription,groups,city');
+  expect(exported).toHaveLength(31);
+  expect(exported).toContain('Customer 7,393471000006,,unsubscribed,VIP,Rome');
+  expect(exported).toContain('Customer 8,393471000007,,subscribed,VIP,Rome');
+  expect(problems).toEqual([]);
+});
+
+test('when a regular campaign is sent now to a group, then its progress reaches 100 %', async () => {
+  const org = await organizationWithOwner('Promo Co', 'standard', 'promo@promo.example');
+  const client = e2e.api(org.token);
+  for (const n of [1, 2, 3]) {
+    const made = await client.post('makeContact', {
+      name: `Buyer ${n}`,
+      phone: `39347200000${n}`,
+      groups: ['Buyers'],
+    });
+    expect(made.status).toBe(201);
+  }
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'promo@promo.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await page.getByText('No campaigns yet.').waitFor();
+  await page.getByLabel('Campaign name').fill('Spring sale');
+  await page.getByLabel('Message text').fill('Hello {{1}}, the spring sale starts today');
+  // The placeholder is mapped to the contact's name by default.
+  expect(await page.getByRole('combobox', { name: '{{1}}' }).inputValue()).toBe('Contact name');
+  await page.getByText('Groups', { exact: true }).click();
+  await page.getByPlaceholder('Choose groups').click();
+  await page.getByRole('option', { name: 'Buyers' }).click();
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Create and send' }).click();
+  const row = page.getByTestId('campaign-row').filter({ hasText: 'Spring sale' });
+  await row.getByText('completed').waitFor({ timeout: 60_000 });
+  await row
+    .getByTestId('campaign-progress')
+    .filter({ hasText: /^100% · sent 3/ })
+    .waitFor();
+  await row
+    .getByTestId('campaign-progress')
+    .filter({ hasText: 'read 3' })
+    .waitFor({ timeout: 60_000 });
+  const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.json() as Promise<unknown>);
+  expect(JSON.stringify(sent)).toContain('Hello Buyer 2, the spring sale starts today');
+  await checkPage(page, 'campaigns');
+  expect(problems).toEqual([]);
+});
+
+test('when a template with an image header is submitted, then it shows pending, then approved, and it can be deleted', async () => {
+  await organizationWithOwner('Tpl Co', 'standard', 'tpl@tpl.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'tpl@tpl.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Templates' }).click();
+  await page.getByText('No templates yet.').waitFor();
+  await page.getByLabel('Template name').fill('order_shipped');
+  await page.getByText('Image header', { exact: true }).click();
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  await page.locator('input[type="file"]').setInputFiles({
+    name: 'header.png',
+    mimeType: 'image/png',
+    buffer: png,
+  });
+  await page.getByText('Image uploaded').waitFor();
+  await page.getByLabel('Body').fill('Hello {{1}}, your order has shipped.');
+  await page.getByLabel('Example of {{1}}').fill('Ana');
+  await page.getByRole('button', { name: 'Submit for review' }).click();
+  const row = page.getByTestId('template-row').filter({ hasText: 'order_shipped' });
+  await row.getByText('APPROVED').waitFor({ timeout: 60_000 });
+  await checkPage(page, 'templates');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await row.getByRole('button', { name: 'Delete order_shipped (en_US)' }).click();
+  await page.getByText('No templates yet.').waitFor();
+  expect(problems).toEqual([]);
+});
+
+test('when an automated reply is added, then a customer who writes its keyword gets it; flows show their steps and the AI bot settings are kept', async () => {
+  const org = await organizationWithOwner('Auto Co', 'standard', 'auto@auto.example');
+  const client = e2e.api(org.token);
+  expect((await client.post('addFlow', orderFlow() as Record<string, unknown>)).status).toBe(201);
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'auto@auto.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Automation' }).click();
+  await page.getByText('No automated replies yet.').waitFor();
+  await page.getByLabel('Reply name').fill('Opening hours');
+  await page.getByLabel('Keywords').fill('hours, open');
+  await page.getByLabel('Reply text').fill('We are open 9 to 5, {{name}}');
+  await page.getByRole('button', { name: 'Add reply' }).click();
+  await page.getByRole('cell', { name: 'contains: hours, open' }).waitFor();
+
+  const injected = await fetch(`${e2e.simulator}/sim/inbound`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      phone_number_id: org.channel.phone_number_id,
+      from: '393471260001',
+      profile_name: 'Piero',
+      text: 'what are your opening hours?',
+    }),
+  });
+  expect(injected.status).toBe(200);
+  // The customer got the reply, and its counter says so once the page is read again.
+  await until(async () => {
+    const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+    return sent.includes('We are open 9 to 5, Piero') || undefined;
+  }, 'the automated reply at the simulator');
+  await until(
+    async () => {
+      await page.reload();
+      const used = page
+        .getByRole('table', { name: 'Automated replies' })
+        .getByRole('cell', { name: '1', exact: true });
+      await page.getByRole('table', { name: 'Automated replies' }).waitFor();
+      return (await used.count()) === 1 || undefined;
+    },
+    'the reply counted once',
+    30_000,
+  );
+
+  // The flow made over the API, as a list of steps with where each leads.
+  const flows = page.getByRole('region', { name: 'Flows' });
+  await flows.getByText('(start)').waitFor();
+  expect(await flows.textContent()).toContain('→');
+
+  await page.getByLabel('Model').fill('tiny-chat');
+  await page.getByLabel('Instructions (system prompt)').fill('You answer for Auto Co.');
+  await page.getByRole('button', { name: 'Save AI bot settings' }).click();
+  await page.getByText('Saved.').waitFor();
+  await page.reload();
+  await page.getByLabel('Model').waitFor();
+  await page.waitForFunction(
+    () =>
+      (document.querySelector('textarea') as HTMLTextAreaElement | null)?.value ===
+      'You answer for Auto Co.',
+  );
+  await checkPage(page, 'automation');
+  expect(problems).toEqual([]);
+});
