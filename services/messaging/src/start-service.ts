@@ -56,6 +56,12 @@ import { simulatorRegistrar } from './outbound/simulator-control';
 /** What messaging's keys are narrowed to (changing it makes stored credentials unreadable). */
 const CHANNEL_SECRET_PURPOSE = { salt: 'switchboard-messaging', info: 'channel-credentials' };
 
+/**
+ * An interrupted send of a broker command is failed only if its command has not taken it over
+ * in this time (the command is parked, not just queued behind a campaign's other sends).
+ */
+const COMMAND_SEND_GRACE_MS = 30 * 60_000;
+
 /** Up to 64 message ids per counter write; a block unused for a second is dropped. */
 const MESSAGE_ID_BLOCKS = { maxBlock: 64, maxAgeMs: 1000 };
 
@@ -290,7 +296,14 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             config.INBOUND_MEDIA_RETENTION_INTERVAL_MS,
           );
           sendRecovery = startSendRecoveryJob(
-            { messages, quotas, sender, leaseMs: config.SEND_LEASE_MS, logger },
+            {
+              messages,
+              quotas,
+              sender,
+              leaseMs: config.SEND_LEASE_MS,
+              commandGraceMs: COMMAND_SEND_GRACE_MS,
+              logger,
+            },
             config.SEND_RECOVERY_INTERVAL_MS,
             leases,
           );

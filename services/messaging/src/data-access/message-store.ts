@@ -48,6 +48,11 @@ export interface StoredMessage extends OutboxFields {
   /** The provider's message as received (JSON), for inbound messages. */
   raw_json: string | null;
   idempotency_key: string | null;
+  /**
+   * Sent for a broker command (a campaign's or an automated answer's): after a crash the command
+   * comes back and takes the send over, however long the queue in front of it.
+   */
+  via_command?: boolean;
   campaign_id: number | null;
   /** The user (agent) who sent it from the console; absent or null for any other send. */
   sent_by_agent_id?: number | null;
@@ -87,6 +92,7 @@ const messageSchema = new Schema<StoredMessage>(
     request_json: { type: String, default: null },
     raw_json: { type: String, default: null },
     idempotency_key: { type: String, default: null },
+    via_command: { type: Boolean },
     campaign_id: { type: Number, default: null },
     sent_by_agent_id: { type: Number, default: null },
     quota_month: { type: String, default: null },
@@ -380,8 +386,18 @@ export function createMessageStore(db: Connection) {
     },
 
     /** Sends still pending whose lease ran out before `before`: their process died mid-send. */
-    interrupted(before: Date, limit: number): Promise<StoredMessage[]> {
-      return Messages.find({ status: 'pending', lease_until: op({ $lt: before }) })
+    /**
+     * Pending sends whose lease ended before `before`, and those of broker commands only if it
+     * ended before `commandsBefore` (their command is still coming back, behind a queue).
+     */
+    interrupted(before: Date, commandsBefore: Date, limit: number): Promise<StoredMessage[]> {
+      return Messages.find({
+        status: 'pending',
+        $or: [
+          { lease_until: op({ $lt: before }), via_command: op({ $ne: true }) },
+          { lease_until: op({ $lt: commandsBefore }) },
+        ],
+      })
         .limit(limit)
         .lean<StoredMessage[]>()
         .exec();

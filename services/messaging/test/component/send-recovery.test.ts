@@ -263,3 +263,55 @@ describe('a place a producer holds for a command (an automated answer)', () => {
     expect(await sentTo(phone)).toHaveLength(1);
   });
 });
+
+describe('a broker command’s send killed before the provider answered', () => {
+  test('when its lease ran out long ago, then the job leaves it to its command (which may be queued behind thousands), and the command coming back takes it over and sends it', async () => {
+    const org = await freeOrgWithUsed('Queued Co', 0);
+    const phone = uniquePhone();
+    const command: MessagingSendCommandInput = {
+      company_id: org.company_id,
+      plan: 'free',
+      plan_started_at: org.created.organization.plan_started_at,
+      phone,
+      content: { type: 'text', message: 'A campaign message' },
+      idempotency_key: 'campaign:77:1',
+    };
+    await system.publish(EXCHANGES.commands, ROUTING_KEYS.commands.send, command, 'cmd-77-1');
+    const stored = await waitFor(async () => {
+      const message = await collection('messages').findOne({ phone, status: 'read' });
+      return message ?? undefined;
+    });
+    expect(stored.via_command).toBe(true);
+    // Put back as a killed process leaves it: pending, no provider id, its lease long over.
+    await collection('messages').updateOne(
+      { _id: stored._id },
+      {
+        $set: {
+          status: 'pending',
+          wamid: `pending:${stored._id}`,
+          status_times: {},
+          history: [],
+          statuses_seen: [],
+          lease_until: new Date(Date.now() - 10 * LEASE_MS),
+        },
+      },
+    );
+    await collection('idempotency_keys').updateOne(
+      { _id: `${org.company_id}:command:campaign:77:1` },
+      { $set: { response: null } },
+    );
+
+    // Many recovery runs (every 200 ms) later, it is still the command's to finish.
+    await sleep(5 * LEASE_MS);
+    expect(eventsOf(system.events, 'message_failed', Number(stored._id))).toHaveLength(0);
+    expect((await collection('messages').findOne({ _id: stored._id }))?.status).toBe('pending');
+
+    await system.publish(EXCHANGES.commands, ROUTING_KEYS.commands.send, command, 'cmd-77-1');
+    await waitFor(async () =>
+      (await collection('messages').findOne({ _id: stored._id }))?.status === 'read'
+        ? true
+        : undefined,
+    );
+    expect(eventsOf(system.events, 'message_failed', Number(stored._id))).toHaveLength(0);
+  });
+});

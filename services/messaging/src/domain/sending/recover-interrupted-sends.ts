@@ -10,6 +10,13 @@ export interface RecoveryDeps {
   sender: Pick<Sender, 'failInterrupted'>;
   /** The send lease: a live send stores its message within one, and answers within one more. */
   leaseMs: number;
+  /**
+   * How long a broker command's interrupted send waits for its command to come back before it is
+   * failed: the command returns to the broker when its process dies, and its retries wait behind
+   * whatever else is queued (a campaign's thousands of sends), so they may need far more than a
+   * lease. Only a command the broker gave up on (parked) leaves its send to this.
+   */
+  commandGraceMs: number;
   logger: Logger;
 }
 
@@ -25,7 +32,8 @@ function previousMonth(now: Date): string {
  *   is stored only loses its name (the message holds the place);
  * - a message still pending is failed with `message_failed` and its place given back. It is
  *   never sent again (see `failInterrupted`): had the provider accepted it, its `sent` status
- *   would have named the message and stored the acceptance already.
+ *   would have named the message and stored the acceptance already. A broker command's send is
+ *   left to its command for `commandGraceMs` instead.
  */
 export async function recoverInterruptedSends(deps: RecoveryDeps, now = new Date()): Promise<void> {
   const before = new Date(now.getTime() - 2 * deps.leaseMs);
@@ -47,7 +55,8 @@ export async function recoverInterruptedSends(deps: RecoveryDeps, now = new Date
   }
   // Pending with a lease that ran out a whole lease ago: no retry took the send over.
   const leaseEndedBefore = new Date(now.getTime() - deps.leaseMs);
-  for (const message of await deps.messages.interrupted(leaseEndedBefore, 100)) {
+  const commandsBefore = new Date(now.getTime() - deps.commandGraceMs);
+  for (const message of await deps.messages.interrupted(leaseEndedBefore, commandsBefore, 100)) {
     await deps.sender.failInterrupted(message.id, now);
   }
 }

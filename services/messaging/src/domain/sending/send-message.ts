@@ -387,6 +387,7 @@ export function createSender(deps: SendingDeps) {
       request_json: JSON.stringify(body),
       raw_json: null,
       idempotency_key: request.idempotency?.key ?? null,
+      ...(request.idempotency?.scope === 'command' ? { via_command: true } : {}),
       campaign_id: request.campaign_id ?? null,
       sent_by_agent_id: request.sent_by_agent_id ?? null,
       quota_month: month,
