@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { serviceBoundaries } from './scripts/service-boundaries.mjs';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.data/**', 'coverage/**'] },
@@ -25,4 +26,5 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },
+  ...serviceBoundaries,
 );

@@ -3,8 +3,10 @@ import type { Connection } from 'mongoose';
 import { startPeriodicJob, type Broker, type Leases, type Logger } from '@switchboard/service-kit';
 import type { GatewayConfig } from './config';
 import { createLiveEventLog } from './data-access/live-event-log';
+import { createLiveCatchUp } from './domain/live-catch-up';
 import { createLiveStreams } from './domain/live-streams';
 import type { Sessions } from './domain/sessions';
+import { createLiveEventWriter } from './domain/write-live-events';
 import { consumeLiveEvents, followLiveFeed } from './entry-points/broker/live-feed';
 import { liveEventsRoute } from './entry-points/http/live-events-route';
 import type { RateLimits } from './entry-points/http/rate-limits';
@@ -47,7 +49,7 @@ export async function startLiveEvents(deps: {
       liveEventsRoute(router, {
         ...auth,
         streams,
-        log,
+        catchUp: createLiveCatchUp(log),
         options: { maxBufferedBytes: MAX_BUFFERED_BYTES, maxPendingEvents: MAX_PENDING_EVENTS },
         isFollowing: feed.isFollowing,
         logger,
@@ -56,7 +58,7 @@ export async function startLiveEvents(deps: {
 
     /** After the broker is connected: the writer, the trim, and the streams' upkeep. */
     async start(sessions: Sessions): Promise<void> {
-      writer = await consumeLiveEvents({ broker, log });
+      writer = await consumeLiveEvents({ broker, writer: createLiveEventWriter(log) });
       jobs.push(
         startPeriodicJob({
           name: 'live-event-trim',

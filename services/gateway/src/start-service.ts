@@ -15,9 +15,10 @@ import { consoleRoutes } from './entry-points/http/console-routes';
 import { createFastApiPath } from './entry-points/http/fast-api-path';
 import { createRateLimits } from './entry-points/http/rate-limits';
 import { methodGuard } from './entry-points/http/method-guard';
+import { createOrganizations } from './domain/organizations';
 import { internalRoutes } from './entry-points/http/internal-routes';
 import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
-import { ownerPath, rawPathOf } from './domain/public-paths';
+import { isForwardablePath, ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
 import { createServiceProxy } from './outbound/service-proxy';
 import { startLiveEvents } from './start-live-events';
@@ -33,6 +34,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
       const store = createOrganizationStore(db);
       await store.init();
       const authenticator = createTokenAuthenticator(store, config.TOKEN_CACHE_TTL_MS);
+      const organizations = createOrganizations({ store, authenticator });
       const proxy = createServiceProxy({
         urls: {
           messaging: config.MESSAGING_URL,
@@ -44,6 +46,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
         internalSecret: config.INTERNAL_API_SECRET,
         timeoutMs: config.PROXY_TIMEOUT_MS,
         logger,
+        isForwardable: isForwardablePath,
       });
       const limits = createRateLimits({
         replicas: config.GATEWAY_REPLICAS,
@@ -62,6 +65,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
         db,
         logger,
         store,
+        organizations,
         authenticator,
         limits,
         leases,
@@ -104,13 +108,12 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           router.use(methodGuard());
           adminRoutes(router, {
             adminToken: config.ADMIN_API_TOKEN,
-            store,
-            authenticator,
+            organizations,
             channels: messagingChannels(proxy),
             limits,
             ownerFor: users.ownerFor,
           });
-          internalRoutes(router, { store, internalSecret: config.INTERNAL_API_SECRET });
+          internalRoutes(router, { organizations, internalSecret: config.INTERNAL_API_SECRET });
           users.routes(router);
           live.routes(router, { sessions: users.sessions, cookie: users.cookie, limits });
           apiRoutes(router, {
@@ -118,7 +121,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             proxy,
             limits,
             authenticate: users.authenticate,
-            edgeChecks: { assignConversation: checkAssignee(users.users) },
+            edgeChecks: { assignConversation: checkAssignee(users.checkAssignable) },
           });
           consoleRoutes(router);
         },

@@ -3,11 +3,12 @@ import type { Connection } from 'mongoose';
 import { startPeriodicJob, type Leases, type Logger } from '@switchboard/service-kit';
 import type { GatewayConfig } from './config';
 import type { OrganizationStore } from './data-access/organization-store';
+import type { Organizations } from './domain/organizations';
 import { createSessionStore } from './data-access/session-store';
 import { createUserStore } from './data-access/user-store';
 import type { TokenAuthenticator } from './domain/authenticate-token';
 import { createSessions } from './domain/sessions';
-import { ownerMakerFor, type UserDeps } from './domain/users';
+import { checkAssignable, ownerMakerFor, type UserDeps } from './domain/users';
 import { requireCaller } from './entry-points/http/authenticate-caller';
 import type { RateLimits } from './entry-points/http/rate-limits';
 import { createSessionCookie } from './entry-points/http/session-cookie';
@@ -25,6 +26,7 @@ export async function startUsers(deps: {
   db: Connection;
   logger: Logger;
   store: OrganizationStore;
+  organizations: Organizations;
   authenticator: TokenAuthenticator;
   limits: RateLimits;
   leases?: Leases;
@@ -68,13 +70,14 @@ export async function startUsers(deps: {
     cookie,
     /** Token or session: the authentication of every `/api/svc` route. */
     authenticate,
-    /** The user store, for checks of other operations' input (an assignee). */
-    users,
+    /** Checks another operation's input against the users (an assignee). */
+    checkAssignable: (company_id: number, agent_id: number) =>
+      checkAssignable(users, company_id, agent_id),
     ownerFor: (request: Parameters<typeof ownerMakerFor>[1]) => ownerMakerFor(userDeps, request),
     /** Mounted before the proxy's routes: these operations are the gateway's own. */
     routes(router: Router): void {
       sessionRoutes(router, { sessions, userDeps, cookie, limits, signInLimits });
-      userRoutes(router, { authenticate, userDeps, store, authenticator });
+      userRoutes(router, { authenticate, userDeps, organizations: deps.organizations });
     },
     stop: () => sweep.stop(),
   };

@@ -11,7 +11,8 @@ import { createInboundEventStore } from './data-access/inbound-event-store';
 import { startRelay } from './entry-points/jobs/relay-and-cleanup';
 import { receiveRoutes } from './entry-points/http/receive-routes';
 import { createWebhookIntake } from './domain/webhook-intake';
-import { createChannelDirectory } from './outbound/channel-directory';
+import { createChannelDirectory } from './domain/channel-directory';
+import { createMessagingChannels } from './outbound/messaging-channels';
 
 /** What inbound's keys are narrowed to (changing it makes the kept copies unreadable). */
 const CHANNEL_COPY_PURPOSE = { salt: 'switchboard-inbound', info: 'channel-copies' };
@@ -36,9 +37,13 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
         reseal: () => copies.reseal(),
         leases,
       });
-      const channels = createChannelDirectory({
+      const messaging = createMessagingChannels({
         messagingUrl: config.MESSAGING_URL,
         internalSecret: config.INTERNAL_API_SECRET,
+        logger,
+      });
+      const channels = createChannelDirectory({
+        messaging,
         ttlMs: config.CHANNEL_CACHE_TTL_MS,
         copies,
         logger,
@@ -67,7 +72,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
           await reseal.stop();
           await intake.drain();
           await relay?.stop();
-          channels.shutdown();
+          messaging.shutdown();
         },
       };
     },

@@ -37,6 +37,8 @@ import { consumeProviderEvents } from './entry-points/broker/provider-events-con
 import { consumeSendCommands } from './entry-points/broker/send-commands-consumer';
 import { channelRoutes } from './entry-points/http/channel-routes';
 import { inboxRoutes } from './entry-points/http/inbox-routes';
+import { createInbox } from './domain/inbox/manage-conversations';
+import { createMediaReader } from './domain/media/read-inbound-media';
 import { quotaRoutes } from './entry-points/http/quota-routes';
 import { readRoutes } from './entry-points/http/read-routes';
 import { sendRoutes } from './entry-points/http/send-routes';
@@ -222,8 +224,8 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
             logger,
             markRead: { messages, conversations, channels: directory, cloudApi },
           });
-          mediaRoutes(router, { media: inboundMedia });
-          inboxRoutes(router, { conversations });
+          mediaRoutes(router, { media: createMediaReader(inboundMedia) });
+          inboxRoutes(router, { inbox: createInbox(conversations) });
           templateRoutes(router, {
             ...templateDeps,
             media: {

@@ -2,6 +2,8 @@ import { createTtlCache } from '@switchboard/service-kit';
 import type { ApiToken, Organization, OrganizationStore } from '../data-access/organization-store';
 import { hashToken, hashesMatch } from './api-tokens';
 
+export type { Organization };
+
 /** A token's organization, and the token's hash (a key for per-token limits that holds no secret). */
 export interface AuthenticatedToken {
   organization: Organization;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SessionResponse } from '@switchboard/contracts';
 import type { Organization, OrganizationStore } from '../data-access/organization-store';
 import type { Session, SessionStore } from '../data-access/session-store';
 import type { User, UserStore } from '../data-access/user-store';
@@ -129,3 +130,21 @@ export function createSessions(deps: SessionDeps) {
 }
 
 export type Sessions = ReturnType<typeof createSessions>;
+
+/** What a sign-in (or an accepted invitation) answers: the user, and the session's CSRF token and end. */
+export function presentSession(user: User, session: Session): SessionResponse {
+  return {
+    status: 'success',
+    user: {
+      id: user.user_id,
+      company_id: user.company_id,
+      name: user.name,
+      email: user.email,
+      role: user.role,
+    },
+    csrf_token: session.csrf_token,
+    expires_at: new Date(
+      Math.min(session.expires_at.getTime(), session.idle_expires_at.getTime()),
+    ).toISOString(),
+  };
+}

@@ -3,6 +3,7 @@ import {
   limitFor,
   quotaExceededMessage,
   type AddAgentRequest,
+  type Agent,
   type OrganizationOwner,
   type UpdateAgentRequest,
   type UserRole,
@@ -260,4 +261,43 @@ export function ownerMakerFor(
     },
     undo: (company_id) => deps.users.deleteOrganizationUsers(company_id),
   };
+}
+
+/** A user as the API shows them (`getAgents`, `addAgent`, `updateAgent`). */
+export function presentAgent(user: User): Agent {
+  return {
+    id: user.user_id,
+    name: user.name,
+    email: user.email,
+    role: user.role,
+    active: user.active,
+    invitation_pending: user.password_hash === null,
+    created_at: user.created_at.toISOString(),
+  };
+}
+
+/** The organization's users, as `getAgents` lists them. */
+export async function listAgents(
+  deps: Pick<UserDeps, 'users'>,
+  company_id: number,
+): Promise<Agent[]> {
+  return (await deps.users.listMembers(company_id)).map(presentAgent);
+}
+
+/**
+ * A conversation may be assigned only to an active user of the organization. Users live in the
+ * gateway, so it checks this before forwarding; messaging keeps only the id.
+ */
+export async function checkAssignable(
+  users: Pick<UserStore, 'findMember'>,
+  company_id: number,
+  agent_id: number,
+): Promise<void> {
+  const user = await users.findMember(company_id, agent_id);
+  if (!user || !user.active) {
+    throw new AppError(
+      'validation_failed',
+      `agent_id: no active user ${agent_id} in this organization`,
+    );
+  }
 }

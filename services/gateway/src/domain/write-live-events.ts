@@ -29,3 +29,13 @@ export async function writeLiveEvents(
     .map(({ seq, company_id, event, body }) => ({ seq, company_id, event, body }));
   await deps.fanOut({ entries });
 }
+
+/** Writes batches of live events to the log and hands each batch on with `fanOut`. */
+export function createLiveEventWriter(log: LiveEventLog) {
+  return {
+    write: (events: readonly LiveEvent[], fanOut: (batch: LiveFeedBatch) => Promise<void>) =>
+      writeLiveEvents({ log, fanOut }, events),
+  };
+}
+
+export type LiveEventWriter = ReturnType<typeof createLiveEventWriter>;

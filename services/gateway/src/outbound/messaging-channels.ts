@@ -1,13 +1,16 @@
 import {
   ProvisionChannelResponseSchema,
+  type ChannelSummary,
   UpdateChannelResponseSchema,
   type ProvisionChannelRequest,
   type UpdateChannelRequest,
   type UpdateChannelResponse,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-import type { ProvisionChannel } from '../domain/manage-organizations';
 import type { ServiceProxy } from './service-proxy';
+
+/** Asks messaging for the channel of the organization with these fields. */
+type ProvisionChannel = (organization: ProvisionChannelRequest) => Promise<ChannelSummary>;
 
 /** Passes an owner's error envelope through as the gateway's own answer. */
 function rethrow(status: number, data: unknown): never {

@@ -11,6 +11,7 @@ import {
   ORG_HEADERS,
   REQUEST_ID_HEADER,
   USER_HEADERS,
+  type Plan,
   type ServiceName,
 } from '@switchboard/contracts';
 import {
@@ -21,10 +22,15 @@ import {
   type Logger,
   type RemoteGuard,
 } from '@switchboard/service-kit';
-import type { Organization } from '../data-access/organization-store';
-import { isForwardablePath } from '../domain/public-paths';
 
 export type OwnerService = Exclude<ServiceName, 'gateway'>;
+
+/** The organization a request acts for, as the trusted headers state it. */
+export interface ForwardedOrganization {
+  company_id: number;
+  plan: Plan;
+  plan_started_at: Date;
+}
 
 /** The signed-in user a console request acts for (none for an API token). */
 export interface SignedInUser {
@@ -83,6 +89,11 @@ export interface ServiceProxyOptions {
   internalSecret: string;
   timeoutMs: number;
   logger: Logger;
+  /**
+   * Whether a path of an owner may be forwarded to, with the internal secret: the public
+   * operations' own paths only, never `/internal/*` or `/metrics`.
+   */
+  isForwardable(path: string): boolean;
 }
 
 /**
@@ -146,7 +157,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       req: Request,
       res: Response,
       path: string,
-      organization?: Organization,
+      organization?: ForwardedOrganization,
       user?: SignedInUser,
     ): Promise<void> {
       return proxy.forwardRequest(
@@ -164,10 +175,10 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       req: ProxiedRequest,
       res: ServerResponse,
       path: string,
-      organization?: Organization,
+      organization?: ForwardedOrganization,
       user?: SignedInUser,
     ): Promise<void> {
-      if (!isForwardablePath(path)) throw new AppError('not_found', 'No such path');
+      if (!options.isForwardable(path)) throw new AppError('not_found', 'No such path');
       const search = searchWithoutToken(req.url);
 
       const headers: OutgoingHttpHeaders = {

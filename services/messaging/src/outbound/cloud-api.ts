@@ -5,13 +5,22 @@ import {
   type Logger,
   type OutboundClient,
 } from '@switchboard/service-kit';
-import type { Channel } from '../data-access/channel-store';
 import {
   busyChannelFailure,
   classifyProviderResponse,
   unreachableFailure,
   type ProviderFailure,
 } from './provider-failure';
+
+/** The fields of an organization's channel a provider client is built from. */
+interface Channel {
+  company_id: number;
+  provider_base_url: string;
+  api_version: string;
+  phone_number_id: string;
+  waba_id: string;
+  access_token: string;
+}
 
 export type CloudApiResult<T> = { ok: true; data: T } | { ok: false; failure: ProviderFailure };
 

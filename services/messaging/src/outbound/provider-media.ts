@@ -4,7 +4,15 @@ import {
   createOutboundClient,
   type Logger,
 } from '@switchboard/service-kit';
-import type { Channel } from '../data-access/channel-store';
+
+/** The fields of an organization's channel a media call needs. */
+interface Channel {
+  company_id: number;
+  provider_base_url: string;
+  api_version: string;
+  phone_number_id: string;
+  access_token: string;
+}
 
 /** What `GET /{media-id}` says of a file (cloud-api.md: url, mime_type, sha256, file_size, id). */
 export interface ProviderMediaInfo {

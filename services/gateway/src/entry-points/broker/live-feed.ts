@@ -7,9 +7,8 @@ import {
   type LiveFeedBatch,
 } from '@switchboard/contracts';
 import { createBatcher, type Broker, type Logger } from '@switchboard/service-kit';
-import type { LiveEventLog } from '../../data-access/live-event-log';
 import type { LiveStreams } from '../../domain/live-streams';
-import { writeLiveEvents } from '../../domain/write-live-events';
+import type { LiveEventWriter } from '../../domain/write-live-events';
 
 type Channel = Parameters<Parameters<Broker['onConnect']>[0]>[0];
 
@@ -23,9 +22,9 @@ const WRITE_BATCH = 200;
  */
 export async function consumeLiveEvents(deps: {
   broker: Broker;
-  log: LiveEventLog;
+  writer: LiveEventWriter;
 }): Promise<{ drain(): Promise<void> }> {
-  const { broker, log } = deps;
+  const { broker, writer } = deps;
   const fanOut = (batch: LiveFeedBatch) =>
     broker.publish(EXCHANGES.liveFeed, '', batch, {
       messageId: `live-${batch.entries[0]?.seq ?? 0}`,
@@ -34,7 +33,7 @@ export async function consumeLiveEvents(deps: {
     maxItems: WRITE_BATCH,
     maxWaitMs: 0,
     run: async (events) => {
-      await writeLiveEvents({ log, fanOut }, events);
+      await writer.write(events, fanOut);
       return events.map(() => undefined);
     },
   });

@@ -10,11 +10,10 @@ import {
 } from '@switchboard/contracts';
 import { AppError, parseInput, secretsMatch } from '@switchboard/service-kit';
 import { z } from 'zod';
-import type { OrganizationStore } from '../../data-access/organization-store';
-import type { TokenAuthenticator } from '../../domain/authenticate-token';
-import { createOrganization, issueToken, type OwnerMaker } from '../../domain/manage-organizations';
+import type { OwnerMaker } from '../../domain/manage-organizations';
+import type { Organizations } from '../../domain/organizations';
+import { presentOrganization } from '../../domain/present-organization';
 import type { MessagingChannels } from '../../outbound/messaging-channels';
-import { presentOrganization } from './present-organization';
 import type { RateLimits } from './rate-limits';
 
 const CompanyIdParamSchema = z.object({ company_id: z.coerce.number().int().positive() });
@@ -22,8 +21,7 @@ const TokenIdParamSchema = z.object({ token_id: z.string().regex(/^tok_[0-9a-f]{
 
 export interface AdminRouteDeps {
   adminToken: string;
-  store: OrganizationStore;
-  authenticator: TokenAuthenticator;
+  organizations: Organizations;
   channels: MessagingChannels;
   limits: RateLimits;
   /** How the owner a creation request names is made (nothing when it names none). */
@@ -44,8 +42,7 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
 
   router.post('/admin/organizations', requireAdmin, async (req, res) => {
     const request = parseInput(CreateOrganizationRequestSchema, req.body ?? {});
-    const { organization, token, token_id, channel, owner } = await createOrganization(
-      deps.store,
+    const { organization, token, token_id, channel, owner } = await deps.organizations.create(
       request,
       deps.channels.provision,
       new Date(),
@@ -64,7 +61,7 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
 
   router.post('/admin/organizations/:company_id/tokens', requireAdmin, async (req, res) => {
     const { company_id } = parseInput(CompanyIdParamSchema, req.params);
-    const issued = await issueToken(deps.store, company_id);
+    const issued = await deps.organizations.issueToken(company_id);
     const body: CreateTokenResponse = { status: 'success', ...issued };
     res.status(201).json(body);
   });
@@ -72,7 +69,7 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
   router.put('/admin/organizations/:company_id/channel', requireAdmin, async (req, res) => {
     const { company_id } = parseInput(CompanyIdParamSchema, req.params);
     const changes = parseInput(UpdateChannelRequestSchema, req.body ?? {});
-    if (!(await deps.store.findOrganization(company_id))) {
+    if (!(await deps.organizations.find(company_id))) {
       throw new AppError('not_found', `Organization ${company_id} not found`);
     }
     res.json(await deps.channels.update(company_id, changes));
@@ -80,9 +77,9 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
 
   router.delete('/admin/tokens/:token_id', requireAdmin, async (req, res) => {
     const { token_id } = parseInput(TokenIdParamSchema, req.params);
-    const revoked = await deps.store.revokeToken(token_id, new Date());
-    if (!revoked) throw new AppError('not_found', `Token ${token_id} not found`);
-    deps.authenticator.forget(revoked.token_hash);
+    if (!(await deps.organizations.revokeAnyToken(token_id))) {
+      throw new AppError('not_found', `Token ${token_id} not found`);
+    }
     const body: RevokeTokenResponse = { status: 'success', token_id, revoked: true };
     res.json(body);
   });

@@ -11,7 +11,7 @@ import type { ServiceProxy } from '../../outbound/service-proxy';
 import { authenticatedOrganization, requireToken } from './authenticate';
 import { callerOf } from './authenticate-caller';
 import { EDGE_CHECKED_OPERATIONS, type EdgeCheck } from './check-assignee';
-import { presentOrganization } from './present-organization';
+import { presentOrganization } from '../../domain/present-organization';
 import type { RateLimits } from './rate-limits';
 
 /** Operation names match whatever case the client used; the owner always sees the spec's spelling. */

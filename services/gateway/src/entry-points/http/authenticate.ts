@@ -1,8 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { INVALID_TOKEN_MESSAGE } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-import type { Organization } from '../../data-access/organization-store';
-import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import type { Organization, TokenAuthenticator } from '../../domain/authenticate-token';
 import { formTokenOf, readMultipartForm } from './multipart-form';
 import type { RateLimits } from './rate-limits';
 

@@ -1,7 +1,5 @@
 import type { Request, Response } from 'express';
 import { AssignConversationRequestSchema } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
-import type { UserStore } from '../../data-access/user-store';
 import { authenticatedOrganization } from './authenticate';
 
 /**
@@ -17,19 +15,15 @@ export const EDGE_CHECKED_OPERATIONS: ReadonlySet<string> = new Set(['assignConv
  */
 export type EdgeCheck = (req: Request, res: Response) => Promise<void>;
 
-export function checkAssignee(users: Pick<UserStore, 'findMember'>): EdgeCheck {
+export function checkAssignee(
+  checkAssignable: (company_id: number, agent_id: number) => Promise<void>,
+): EdgeCheck {
   return async (req, res) => {
     const parsed = AssignConversationRequestSchema.safeParse(req.body ?? {});
     const agent_id = parsed.success ? parsed.data.agent_id : null;
     if (agent_id !== null) {
       const { company_id } = authenticatedOrganization(res);
-      const user = await users.findMember(company_id, agent_id);
-      if (!user || !user.active) {
-        throw new AppError(
-          'validation_failed',
-          `agent_id: no active user ${agent_id} in this organization`,
-        );
-      }
+      await checkAssignable(company_id, agent_id);
     }
   };
 }

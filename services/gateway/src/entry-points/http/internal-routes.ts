@@ -2,8 +2,8 @@ import type { Router } from 'express';
 import type { OrganizationResponse } from '@switchboard/contracts';
 import { AppError, parseInput, requireInternalSecret } from '@switchboard/service-kit';
 import { z } from 'zod';
-import type { OrganizationStore } from '../../data-access/organization-store';
-import { presentOrganization } from './present-organization';
+import type { Organizations } from '../../domain/organizations';
+import { presentOrganization } from '../../domain/present-organization';
 
 const CompanyIdParamSchema = z.object({ company_id: z.coerce.number().int().positive() });
 
@@ -14,14 +14,14 @@ const CompanyIdParamSchema = z.object({ company_id: z.coerce.number().int().posi
  */
 export function internalRoutes(
   router: Router,
-  deps: { store: OrganizationStore; internalSecret: string },
+  deps: { organizations: Organizations; internalSecret: string },
 ): void {
   router.get(
     '/internal/organizations/:company_id',
     requireInternalSecret(deps.internalSecret),
     async (req, res) => {
       const { company_id } = parseInput(CompanyIdParamSchema, req.params);
-      const organization = await deps.store.findOrganization(company_id);
+      const organization = await deps.organizations.find(company_id);
       if (!organization)
         throw new AppError('not_found', `company_id: no organization ${company_id}`);
       res.json({

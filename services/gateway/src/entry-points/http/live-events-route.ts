@@ -1,14 +1,12 @@
 import type { Request, Response, Router } from 'express';
 import { LIVE_EVENTS_PATH, LiveEventIdSchema, LiveEventsQuerySchema } from '@switchboard/contracts';
 import { AppError, parseInput, type Logger } from '@switchboard/service-kit';
-import type { LiveEventLog } from '../../data-access/live-event-log';
+import type { LiveCatchUp } from '../../domain/live-catch-up';
 import type { FeedEntry, LiveStream, LiveStreams } from '../../domain/live-streams';
 import { signedInSession, type CallerAuthDeps } from './authenticate-caller';
 
 /** How long EventSource waits before reconnecting (the `retry:` field). */
 const RECONNECT_AFTER_MS = 2_000;
-/** Events read from the log per query while a reconnecting client catches up. */
-const CATCH_UP_PAGE = 500;
 
 export interface LiveStreamOptions {
   /** Bytes a stream may have waiting for a slow client before it is ended. */
@@ -66,24 +64,20 @@ class LiveConnection implements LiveStream {
   }
 
   /** Sends what the client missed after `after` (or the starting id), then what came meanwhile. */
-  async start(log: LiveEventLog, after: number | undefined): Promise<void> {
-    const last = await log.lastSeq();
-    if (after === undefined) {
-      this.control('ready', last);
-    } else if (after > last || after + 1 < (await log.floor())) {
+  async start(catchUp: LiveCatchUp, after: number | undefined): Promise<void> {
+    const start = await catchUp.start(after);
+    if (start.kind === 'reset') {
       // Ids this log never gave, or events no longer kept: the client must reload.
-      this.control('reset', last);
+      this.control('reset', start.id);
+    } else if (start.kind === 'ready') {
+      this.control('ready', start.id);
     } else {
-      this.lastSent = after;
-      this.control('ready', after);
-      for (;;) {
-        const page = await log.readAfter(this.company_id, this.lastSent, CATCH_UP_PAGE);
-        for (const entry of page) {
-          if (this.ended) return;
-          if (!this.write(frame(entry.seq, entry.event, entry.body))) await this.drained();
-          this.lastSent = entry.seq;
-        }
-        if (page.length < CATCH_UP_PAGE || this.ended) break;
+      this.lastSent = start.id;
+      this.control('ready', start.id);
+      for await (const entry of catchUp.eventsAfter(this.company_id, start.id)) {
+        if (this.ended) return;
+        if (!this.write(frame(entry.seq, entry.event, entry.body))) await this.drained();
+        this.lastSent = entry.seq;
       }
     }
     if (this.ended) return;
@@ -141,7 +135,7 @@ export function liveEventsRoute(
   router: Router,
   deps: Pick<CallerAuthDeps, 'sessions' | 'cookie' | 'limits'> & {
     streams: LiveStreams;
-    log: LiveEventLog;
+    catchUp: LiveCatchUp;
     options: LiveStreamOptions;
     /** False while this replica cannot follow the feed (no broker connection). */
     isFollowing(): boolean;
@@ -176,7 +170,7 @@ export function liveEventsRoute(
     });
     res.write(`retry: ${RECONNECT_AFTER_MS}\n\n`);
     try {
-      await connection.start(deps.log, after);
+      await connection.start(deps.catchUp, after);
     } catch (error) {
       deps.logger.warn({ err: error }, 'live stream could not catch up');
       connection.end('catch-up failed');

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { PLAN_REQUEST_RATES, type RequestRate } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-import type { Organization } from '../../data-access/organization-store';
+import type { Organization } from '../../domain/authenticate-token';
 import { createTokenBuckets, shareOf, type BucketAnswer } from '../../domain/token-buckets';
 
 /** Where the limits' headers go: an express answer or a plain node:http one. */

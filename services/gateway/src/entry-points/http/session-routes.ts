@@ -4,12 +4,9 @@ import {
   ChangePasswordRequestSchema,
   SignInRequestSchema,
   UserEmailSchema,
-  type SessionResponse,
 } from '@switchboard/contracts';
 import { AppError, parseInput } from '@switchboard/service-kit';
-import type { Session } from '../../data-access/session-store';
-import type { User } from '../../data-access/user-store';
-import type { Sessions } from '../../domain/sessions';
+import { presentSession, type Sessions } from '../../domain/sessions';
 import { acceptInvitation, changePassword, type UserDeps } from '../../domain/users';
 import { requireCsrfToken, signedInSession } from './authenticate-caller';
 import type { RateLimits } from './rate-limits';
@@ -22,23 +19,6 @@ export interface SessionRouteDeps {
   cookie: SessionCookie;
   limits: RateLimits;
   signInLimits: SignInLimits;
-}
-
-function sessionAnswer(user: User, session: Session): SessionResponse {
-  return {
-    status: 'success',
-    user: {
-      id: user.user_id,
-      company_id: user.company_id,
-      name: user.name,
-      email: user.email,
-      role: user.role,
-    },
-    csrf_token: session.csrf_token,
-    expires_at: new Date(
-      Math.min(session.expires_at.getTime(), session.idle_expires_at.getTime()),
-    ).toISOString(),
-  };
 }
 
 /** The email a sign-in names, for its account's attempt bucket, when it is one. */
@@ -80,12 +60,12 @@ export function sessionRoutes(router: Router, deps: SessionRouteDeps): void {
       throw new AppError('invalid_credentials', 'Wrong email or password');
     }
     cookie.set(res, signedIn.secret, signedIn.session);
-    res.json(sessionAnswer(signedIn.user, signedIn.session));
+    res.json(presentSession(signedIn.user, signedIn.session));
   });
 
   router.get('/auth/session', async (req, res) => {
     const { user, session } = await signedInSession(req, deps);
-    res.json(sessionAnswer(user, session));
+    res.json(presentSession(user, session));
   });
 
   router.post('/auth/sign-out', async (req, res) => {
@@ -134,6 +114,6 @@ export function sessionRoutes(router: Router, deps: SessionRouteDeps): void {
     }
     const opened = await sessions.open(user);
     cookie.set(res, opened.secret, opened.session);
-    res.json(sessionAnswer(user, opened.session));
+    res.json(presentSession(user, opened.session));
   });
 }

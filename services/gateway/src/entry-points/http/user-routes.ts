@@ -8,20 +8,14 @@ import {
   pageOrWholeList,
   TokenIdRequestSchema,
   UpdateAgentRequestSchema,
-  type Agent,
 } from '@switchboard/contracts';
 import { operationInput, parseInput } from '@switchboard/service-kit';
-import type { OrganizationStore } from '../../data-access/organization-store';
-import type { User } from '../../data-access/user-store';
-import type { TokenAuthenticator } from '../../domain/authenticate-token';
-import {
-  createNamedToken,
-  listTokens,
-  revokeOrganizationToken,
-} from '../../domain/organization-tokens';
+import type { Organizations } from '../../domain/organizations';
 import {
   addAgent,
   deleteAgent,
+  listAgents,
+  presentAgent,
   requireManager,
   updateAgent,
   type UserDeps,
@@ -29,23 +23,10 @@ import {
 import { authenticatedOrganization } from './authenticate';
 import { callerOf } from './authenticate-caller';
 
-export function presentAgent(user: User): Agent {
-  return {
-    id: user.user_id,
-    name: user.name,
-    email: user.email,
-    role: user.role,
-    active: user.active,
-    invitation_pending: user.password_hash === null,
-    created_at: user.created_at.toISOString(),
-  };
-}
-
 export interface UserRouteDeps {
   authenticate: RequestHandler;
   userDeps: UserDeps;
-  store: OrganizationStore;
-  authenticator: TokenAuthenticator;
+  organizations: Organizations;
 }
 
 /**
@@ -59,9 +40,9 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
   router.get('/api/svc/getAgents', authenticate, async (req, res) => {
     const paging = parseInput(ListUsersQuerySchema, operationInput(req));
     const { company_id } = authenticatedOrganization(res);
-    const members = await userDeps.users.listMembers(company_id);
-    const { items, meta } = pageOrWholeList(members, paging, MAX_USERS_PER_PAGE);
-    res.json({ status: 'success', agents: items.map(presentAgent), meta });
+    const agents = await listAgents(userDeps, company_id);
+    const { items, meta } = pageOrWholeList(agents, paging, MAX_USERS_PER_PAGE);
+    res.json({ status: 'success', agents: items, meta });
   });
 
   router.post('/api/svc/addAgent', authenticate, async (req, res) => {
@@ -103,7 +84,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
   router.get('/api/svc/getTokens', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'see API tokens', true);
     const paging = parseInput(ListUsersQuerySchema, operationInput(req));
-    const tokens = await listTokens(deps.store, authenticatedOrganization(res).company_id);
+    const tokens = await deps.organizations.tokens.list(authenticatedOrganization(res).company_id);
     const { items, meta } = pageOrWholeList(tokens, paging, MAX_USERS_PER_PAGE);
     res.json({ status: 'success', tokens: items, meta });
   });
@@ -111,8 +92,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
   router.post('/api/svc/createToken', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'create API tokens');
     const { name } = parseInput(CreateNamedTokenRequestSchema, operationInput(req));
-    const created = await createNamedToken(
-      deps.store,
+    const created = await deps.organizations.tokens.create(
       authenticatedOrganization(res).company_id,
       name,
     );
@@ -122,12 +102,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
   router.delete('/api/svc/deleteToken', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'revoke API tokens', true);
     const { token_id } = parseInput(TokenIdRequestSchema, operationInput(req));
-    await revokeOrganizationToken(
-      deps.store,
-      deps.authenticator,
-      authenticatedOrganization(res).company_id,
-      token_id,
-    );
+    await deps.organizations.tokens.revoke(authenticatedOrganization(res).company_id, token_id);
     res.json({ status: 'success', token_id, revoked: true });
   });
 }

@@ -3,7 +3,7 @@ import { PROVIDER_SIGNATURE_HEADER } from '@switchboard/contracts';
 import { AppError, secretsMatch } from '@switchboard/service-kit';
 import { hasValidSignature } from '../../domain/verify-signature';
 import type { WebhookIntake } from '../../domain/webhook-intake';
-import type { ChannelDirectory } from '../../outbound/channel-directory';
+import type { ChannelDirectory } from '../../domain/channel-directory';
 
 const RECEIVE_PATH = '/webhook/svc/receive/:token';
 

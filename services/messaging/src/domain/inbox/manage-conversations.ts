@@ -48,3 +48,26 @@ export async function setConversationStatus(
 ): Promise<ConversationStateResponse> {
   return answered(await conversations.setStatus(company_id, contact_id, status), contact_id);
 }
+
+/** The inbox's operations as the routes call them, over the conversation store. */
+export interface Inbox {
+  assign(
+    company_id: number,
+    contact_id: number,
+    agent_id: number | null,
+  ): Promise<ConversationStateResponse>;
+  setStatus(
+    company_id: number,
+    contact_id: number,
+    status: ConversationStatus,
+  ): Promise<ConversationStateResponse>;
+}
+
+export function createInbox(conversations: ConversationStore): Inbox {
+  return {
+    assign: (company_id, contact_id, agent_id) =>
+      assignConversation(conversations, company_id, contact_id, agent_id),
+    setStatus: (company_id, contact_id, status) =>
+      setConversationStatus(conversations, company_id, contact_id, status),
+  };
+}

@@ -8,8 +8,14 @@ const BATCH = 200;
  * Retention: files kept longer than `retentionMs` are deleted (their chunks), their record and
  * their message say `expired`, and `getMedia` no longer serves them. The message itself stays.
  */
+export interface MediaRetentionDeps {
+  media: InboundMediaStore;
+  messages: MessageStore;
+  logger: Logger;
+}
+
 export async function expireInboundMedia(
-  deps: { media: InboundMediaStore; messages: MessageStore; logger: Logger },
+  deps: MediaRetentionDeps,
   retentionMs: number,
   now = new Date(),
 ): Promise<number> {

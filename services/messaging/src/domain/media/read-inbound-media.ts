@@ -32,3 +32,16 @@ export async function* mediaBytes(
     yield chunk;
   }
 }
+
+/** `getMedia` as the route calls it: the organization's file, then its bytes. */
+export interface MediaReader {
+  find(company_id: number, id: number): Promise<InboundMedia>;
+  bytes(file: Pick<InboundMedia, 'id' | 'chunks'>): AsyncGenerator<Buffer>;
+}
+
+export function createMediaReader(media: InboundMediaStore): MediaReader {
+  return {
+    find: (company_id, id) => findServableMedia(media, company_id, id),
+    bytes: (file) => mediaBytes(media, file),
+  };
+}

@@ -3,8 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { GetMediaQuerySchema } from '@switchboard/contracts';
 import { orgContext, parseInput } from '@switchboard/service-kit';
-import type { InboundMediaStore } from '../../data-access/inbound-media-store';
-import { findServableMedia, mediaBytes } from '../../domain/media/read-inbound-media';
+import type { MediaReader } from '../../domain/media/read-inbound-media';
 
 /** Kinds a browser may show in place; anything else is offered as a download. */
 const INLINE = /^(image|audio|video)\//;
@@ -18,17 +17,17 @@ function dispositionOf(mimeType: string, filename: string | null, id: number): s
 }
 
 /** `getMedia`: the bytes of a file a contact sent, to the organization it was sent to only. */
-export function mediaRoutes(router: Router, deps: { media: InboundMediaStore }): void {
+export function mediaRoutes(router: Router, deps: { media: MediaReader }): void {
   router.get('/api/svc/getMedia', async (req, res) => {
     const { company_id } = orgContext(req);
     const { media_id } = parseInput(GetMediaQuerySchema, req.query);
-    const file = await findServableMedia(deps.media, company_id, media_id);
+    const file = await deps.media.find(company_id, media_id);
     res.status(200);
     res.setHeader('content-type', file.mime_type);
     if (file.size !== null) res.setHeader('content-length', String(file.size));
     res.setHeader('content-disposition', dispositionOf(file.mime_type, file.filename, file.id));
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('cache-control', 'private, max-age=300');
-    await pipeline(Readable.from(mediaBytes(deps.media, file)), res);
+    await pipeline(Readable.from(deps.media.bytes(file)), res);
   });
 }

@@ -1,7 +1,8 @@
-import { startPeriodicJob, type Logger, type PeriodicJob } from '@switchboard/service-kit';
-import type { InboundMediaStore } from '../../data-access/inbound-media-store';
-import type { MessageStore } from '../../data-access/message-store';
-import { expireInboundMedia } from '../../domain/media/expire-inbound-media';
+import { startPeriodicJob, type PeriodicJob } from '@switchboard/service-kit';
+import {
+  expireInboundMedia,
+  type MediaRetentionDeps,
+} from '../../domain/media/expire-inbound-media';
 import { fetchDueMedia, type MediaFetchDeps } from '../../domain/media/fetch-inbound-media';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -55,7 +56,7 @@ export function startInboundMediaFetcher(
 
 /** Every `everyMs`: files kept longer than the retention are deleted. */
 export function startInboundMediaRetentionJob(
-  deps: { media: InboundMediaStore; messages: MessageStore; logger: Logger },
+  deps: MediaRetentionDeps,
   retentionDays: number,
   everyMs: number,
 ): PeriodicJob {

@@ -1,5 +1,5 @@
 import type { Organization as OrganizationView } from '@switchboard/contracts';
-import type { Organization } from '../../data-access/organization-store';
+import type { Organization } from '../data-access/organization-store';
 
 export function presentOrganization(organization: Organization): OrganizationView {
   return {

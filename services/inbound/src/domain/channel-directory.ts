@@ -1,17 +1,12 @@
-import { InboundChannelResponseSchema, type InboundChannel } from '@switchboard/contracts';
-import {
-  AppError,
-  createInternalClient,
-  createTtlCache,
-  type Logger,
-} from '@switchboard/service-kit';
+import type { InboundChannel } from '@switchboard/contracts';
+import { AppError, createTtlCache, type Logger } from '@switchboard/service-kit';
 import type { ChannelCopyStore } from '../data-access/channel-copy-store';
+import type { MessagingChannels } from '../outbound/messaging-channels';
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
 export interface ChannelDirectoryOptions {
-  messagingUrl: string;
-  internalSecret: string;
+  messaging: MessagingChannels;
   ttlMs: number;
   copies: ChannelCopyStore;
   logger: Logger;
@@ -22,24 +17,10 @@ export interface ChannelDirectoryOptions {
  * else — when messaging cannot answer — from the copy kept of its last answer.
  */
 export function createChannelDirectory(options: ChannelDirectoryOptions) {
-  const client = createInternalClient({
-    service: 'messaging',
-    baseURL: options.messagingUrl,
-    internalSecret: options.internalSecret,
-    timeoutMs: 3_000,
-    logger: options.logger,
-  });
   const memory = createTtlCache<string, InboundChannel>({
     ttlMs: options.ttlMs,
     maxEntries: 10_000,
   });
-
-  async function askMessaging(token: string): Promise<InboundChannel | null> {
-    const response = await client.get(`/internal/channels/by-inbound-token/${token}`);
-    if (response.status === 404) return null;
-    if (response.status !== 200) throw new Error(`messaging answered ${response.status}`);
-    return InboundChannelResponseSchema.parse(response.data).channel;
-  }
 
   return {
     async find(token: string, now = new Date()): Promise<InboundChannel | null> {
@@ -49,7 +30,7 @@ export function createChannelDirectory(options: ChannelDirectoryOptions) {
 
       let channel: InboundChannel | null;
       try {
-        channel = await askMessaging(token);
+        channel = await options.messaging.byInboundToken(token);
       } catch (error) {
         const copy = await options.copies.find(token);
         if (copy) {
@@ -71,7 +52,6 @@ export function createChannelDirectory(options: ChannelDirectoryOptions) {
       });
       return channel;
     },
-    shutdown: () => client.shutdown(),
   };
 }
 

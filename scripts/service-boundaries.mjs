@@ -1,0 +1,64 @@
+// Which folder of a service may import which (docs/architecture.md, "Where things go").
+// Each rule names what a folder must NOT import; everything else is allowed.
+
+const SERVICES = ['gateway', 'messaging', 'contacts', 'campaigns', 'webhooks', 'inbound'];
+
+// Import paths are matched with a regular expression on the specifier as written: relative
+// paths (`../../data-access/x`) are what rooms use, and globs cannot match a leading `../`.
+const forbid = (rooms, message) => ({
+  regex: `(^|/)(${rooms.join('|')})(/|$)`,
+  message,
+});
+
+const otherServices = {
+  regex: `(^|/)(services/|@switchboard/)?(${SERVICES.join('|')})/src(/|$)|^@switchboard/(${SERVICES.join('|')})$`,
+  message:
+    'A service never imports another service: share code through packages/ and talk over HTTP or the broker.',
+};
+
+/** Folder (under services/<name>/src) → the imports it may not make. */
+const RULES = {
+  'entry-points': [
+    forbid(
+      ['data-access'],
+      'Entry points reach data only through the domain (import the types the domain hands out from there).',
+    ),
+  ],
+  domain: [
+    forbid(
+      ['entry-points'],
+      'The domain never depends on how it is called: entry points call the domain, not the other way round.',
+    ),
+  ],
+  'data-access': [
+    forbid(
+      ['domain', 'entry-points', 'outbound'],
+      'Data access only stores and reads records: no rules, no callers, no outbound calls.',
+    ),
+  ],
+  outbound: [
+    forbid(
+      ['domain', 'entry-points', 'data-access'],
+      "Outbound clients speak another system's wire format only: the domain calls them, they call nothing of ours.",
+    ),
+  ],
+};
+
+const restrict = (patterns) => ({
+  'no-restricted-imports': 'off',
+  '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
+});
+
+export const serviceBoundaries = [
+  { files: ['services/*/src/**/*.ts'], rules: restrict([otherServices]) },
+  ...Object.entries(RULES).map(([folder, patterns]) => ({
+    files: [`services/*/src/${folder}/**/*.ts`],
+    rules: restrict([otherServices, ...patterns]),
+  })),
+  {
+    files: ['packages/*/src/**/*.ts'],
+    rules: restrict([
+      forbid(['services'], 'Packages are shared by the services and never import one of them.'),
+    ]),
+  },
+];

@@ -1,0 +1,41 @@
+import type { Broker, Logger } from '@switchboard/service-kit';
+import type { InboundEventStore } from '../data-access/inbound-event-store';
+import { publishEvents } from './publish-event';
+
+const BATCH = 100;
+const CLEANUP_EVERY_MS = 60 * 60 * 1000;
+
+export interface RelayDeps {
+  broker: Broker;
+  store: InboundEventStore;
+  logger: Logger;
+  /** How long an accepted event may wait for its own publication before the relay takes it. */
+  graceMs: number;
+  retentionDays: number;
+}
+
+/**
+ * The outbox relay's one pass: publishes accepted events whose publication was never confirmed
+ * (broker down, process killed after the write), and, at most once an hour, deletes raw events
+ * past retention.
+ */
+export function createRelayAndCleanup(deps: RelayDeps): () => Promise<void> {
+  let lastCleanup = 0;
+  return async () => {
+    const now = new Date();
+    if (deps.broker.isConnected()) {
+      const due = await deps.store.findUnpublished(new Date(now.getTime() - deps.graceMs), BATCH);
+      if (due.length > 0) {
+        const { published, failed } = await publishEvents(deps.broker, deps.store, due);
+        if (published > 0) deps.logger.info({ published }, 'relayed unpublished inbound events');
+        if (failed.length > 0) throw failed[0];
+      }
+    }
+    if (now.getTime() - lastCleanup > CLEANUP_EVERY_MS) {
+      lastCleanup = now.getTime();
+      const cutoff = new Date(now.getTime() - deps.retentionDays * 24 * 3600 * 1000);
+      const deleted = await deps.store.deleteReceivedBefore(cutoff);
+      if (deleted > 0) deps.logger.info({ deleted }, 'deleted inbound events past retention');
+    }
+  };
+}
