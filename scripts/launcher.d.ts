@@ -22,6 +22,8 @@ export interface LaunchOptions {
   readyTimeoutMs?: number;
   /** Restart a process that exits unasked (`npm start`); off by default. */
   supervise?: boolean | RestartPolicyOptions;
+  /** Processes per service (default 1); the extra ones listen after the system's port span. */
+  replicas?: Partial<Record<ServiceProcessName, number>>;
 }
 
 export interface LaunchedSystem {
@@ -34,6 +36,8 @@ export interface LaunchedSystem {
   killService(name: ServiceProcessName): Promise<void>;
   /** The running process's id (to kill it from outside, as a crash would). */
   pidOf(name: ServiceProcessName): number | undefined;
+  /** The running extra processes of the `replicas` option. */
+  replicas(): { name: ServiceProcessName; pid: number; url: string }[];
   stop(): Promise<void>;
 }
 
