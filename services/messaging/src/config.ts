@@ -40,7 +40,12 @@ export const messagingConfigSchema = z.object({
     .default(16 * 1024 * 1024),
   /** Attempts of a `messaging.send` command before its message is recorded as failed (or parked). */
   COMMAND_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
-  COMMAND_PREFETCH: z.coerce.number().int().min(1).default(20),
+  /**
+   * Send commands (a campaign's messages) in progress per replica: as many as the API sends a
+   * busy client keeps in flight, so a campaign keeps the plain send's pace, and half of
+   * PROVIDER_MAX_IN_FLIGHT_PER_CHANNEL, so the organization's API sends still find room.
+   */
+  COMMAND_PREFETCH: z.coerce.number().int().min(1).default(32),
   /** Also the largest batch of statuses recorded together: enough unacked ones to gather one. */
   PROVIDER_EVENTS_PREFETCH: z.coerce.number().int().min(1).default(100),
   /** How often records are searched for events left unpublished (broker down, process died). */

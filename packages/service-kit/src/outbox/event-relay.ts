@@ -29,6 +29,9 @@ export function createEventRelay(options: EventRelayOptions) {
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopped = false;
+  /** Records written in this turn of the event loop, per source, relayed together at its end. */
+  const gathering = new Map<OutboxSource, { id: string; events: BrokerEvent[] }[]>();
+  let gathered: Promise<void> | undefined;
 
   async function relayRecord(source: OutboxSource, id: string): Promise<void> {
     const published: string[] = [];
@@ -128,9 +131,29 @@ export function createEventRelay(options: EventRelayOptions) {
       if (!stopped) void enqueue(source, id);
     },
     flush: (source: OutboxSource, id: string) => enqueue(source, id),
-    /** Publishes, in the background, what a batch of writes just stored (see relayWritten). */
+    /**
+     * Publishes, in the background, what a batch of writes just stored (see relayWritten). Calls
+     * made in the same turn of the event loop (the sends one batched write finished together)
+     * are relayed together: one clearing write for all their records.
+     */
     relayWrittenSoon(source: OutboxSource, records: { id: string; events: BrokerEvent[] }[]): void {
-      if (!stopped && records.length > 0) void relayWritten(source, records);
+      if (stopped || records.length === 0) return;
+      const waiting = gathering.get(source);
+      if (waiting) {
+        waiting.push(...records);
+        return;
+      }
+      gathering.set(source, [...records]);
+      gathered ??= new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const due = [...gathering];
+          gathering.clear();
+          gathered = undefined;
+          void Promise.all(due.map(([from, written]) => relayWritten(from, written))).then(() =>
+            resolve(),
+          );
+        }),
+      );
     },
     relayWritten,
     sweep,
@@ -143,6 +166,7 @@ export function createEventRelay(options: EventRelayOptions) {
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
+      await gathered;
       await sweeping;
       await Promise.all([...chains.values()]);
     },
