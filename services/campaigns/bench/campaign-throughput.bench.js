@@ -182,9 +182,9 @@ async function main() {
 
       const accepted = async () => {
         const answer = await http.get(
-          `${simulator}/sim/sent?phone_number_id=${channel.phone_number_id}`,
+          `${simulator}/sim/sent?phone_number_id=${channel.phone_number_id}&count=true`,
         );
-        return JSON.parse(answer.text).sent.length;
+        return JSON.parse(answer.text).count;
       };
       const campaignOf = async (id) => {
         const answer = await http.get(`${gateway}/api/svc/getCampaign?token=${token}&id=${id}`);
