@@ -60,15 +60,20 @@ export function createEventRelay(options: EventRelayOptions) {
     records: { id: string; events: BrokerEvent[] }[],
   ): Promise<void> {
     const keys = records.map((record) => `${source.name}:${record.id}`);
+    // A record another relay is already working on may have had these very events published
+    // and cleared by it (it read them from the record): that one is read again, not trusted.
+    const contested = new Set(records.filter((_, index) => chains.has(keys[index]!)));
     const before = Promise.all(keys.map((key) => chains.get(key)));
     const run = before.then(async () => {
+      await Promise.all([...contested].map((record) => relayRecord(source, record.id)));
+      const trusted = records.filter((record) => !contested.has(record));
       // Sent in order on one channel; confirms are awaited together.
       const outcomes = await Promise.all(
-        records.map((record) =>
+        trusted.map((record) =>
           Promise.allSettled(record.events.map((event) => options.publish(event))),
         ),
       );
-      const published = records.map((record, index) => ({
+      const published = trusted.map((record, index) => ({
         id: record.id,
         eventIds: record.events
           .filter((_, position) => outcomes[index]![position]!.status === 'fulfilled')
@@ -77,7 +82,7 @@ export function createEventRelay(options: EventRelayOptions) {
       if (source.clearMany) await source.clearMany(published);
       else for (const record of published) await source.clear(record.id, record.eventIds);
       const failed = published.some((record, index) => {
-        return record.eventIds.length < records[index]!.events.length;
+        return record.eventIds.length < trusted[index]!.events.length;
       });
       if (failed) log.warn({ source: source.name }, 'events not published yet; will retry');
     });

@@ -77,4 +77,32 @@ describe('the relay of what writes just stored', () => {
     expect(await source.withPending(100)).toEqual([]);
     expect(clearingWrites).toBe(1);
   });
+
+  test('when a record is being relayed from its stored outbox as its writer hands over the same events, then each event is published once', async () => {
+    const Records = db.model(
+      'ContestedRecord',
+      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
+    );
+    const events = [eventOf(1, 0), eventOf(1, 1)];
+    await Records.create({ _id: 'c1', ...newOutbox(events) });
+    const source = outboxSource('contested_records', Records);
+    const published: string[] = [];
+    const relay = createEventRelay({
+      sources: [source],
+      publish: async (event) => {
+        published.push(event.id);
+      },
+      logger: createLogger('relay-test', 'silent'),
+      sweepIntervalMs: 60_000,
+      graceMs: 60_000,
+    });
+
+    // A status written on the same message relays it by reading its outbox, in the same turn.
+    relay.relaySoon(source, 'c1');
+    relay.relayWrittenSoon(source, [{ id: 'c1', events }]);
+    await relay.stop();
+
+    expect(published).toEqual(events.map((event) => event.id));
+    expect(await source.withPending(100)).toEqual([]);
+  });
 });
