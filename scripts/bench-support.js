@@ -95,10 +95,11 @@ async function load(label, count, concurrency, call, ratePerSecond = 0) {
 }
 
 /**
- * Launches every process on `basePort` with `env`, runs `fn({system, adminToken, internalSecret,
+ * Launches every process on `basePort` with `env` (and `replicas`: extra processes per service,
+ * see launcher.js), runs `fn({system, adminToken, internalSecret,
  * simulator, prefix})`, and removes the vhost and databases afterwards, whatever happened.
  */
-async function withBenchSystem(name, { basePort, env }, fn) {
+async function withBenchSystem(name, { basePort, env, replicas }, fn) {
   const tag = randomBytes(4).toString('hex');
   const prefix = `b_${name}_${tag}_`;
   const vhost = `b_${name}_${tag}`;
@@ -111,6 +112,7 @@ async function withBenchSystem(name, { basePort, env }, fn) {
   try {
     system = await launchSystem({
       basePort,
+      replicas,
       env: {
         MONGODB_URL,
         MONGODB_DB_PREFIX: prefix,

@@ -24,6 +24,8 @@ export interface LaunchOptions {
   supervise?: boolean | RestartPolicyOptions;
   /** The processes to start (default: all), e.g. a second replica of the services without the simulator. */
   only?: ServiceProcessName[];
+  /** Processes per service (default 1); the extra ones listen after the system's port span. */
+  replicas?: Partial<Record<ServiceProcessName, number>>;
 }
 
 export interface LaunchedSystem {
@@ -36,6 +38,8 @@ export interface LaunchedSystem {
   killService(name: ServiceProcessName): Promise<void>;
   /** The running process's id (to kill it from outside, as a crash would). */
   pidOf(name: ServiceProcessName): number | undefined;
+  /** The running extra processes of the `replicas` option. */
+  replicas(): { name: ServiceProcessName; pid: number; url: string }[];
   stop(): Promise<void>;
 }
 

@@ -105,6 +105,9 @@ const LEVEL = { info: 30, warn: 40, error: 50, fatal: 60 };
  *   processes themselves.
  * @param {string[]} [options.only]  the processes to start (default: all); a second replica of the
  *   services beside a first system leaves the provider simulator out.
+ * @param {Record<string, number>} [options.replicas]  processes per service (default 1): the extra
+ *   ones listen on the ports after the system's span and share its queues and database; the
+ *   gateway and the other services call the first. Not supervised; stopped with the system.
  */
 async function launchSystem({
   env,
@@ -113,6 +116,7 @@ async function launchSystem({
   readyTimeoutMs = 60_000,
   supervise = false,
   only = SERVICES,
+  replicas = {},
 }) {
   const host = env.HOST || '127.0.0.1';
   const ports = portsFrom(basePort);
@@ -242,15 +246,64 @@ async function launchSystem({
     });
   }
 
+  /** Extra processes of a service beside the first (the `replicas` option). */
+  const extra = [];
+  async function startReplicas() {
+    let port = basePort + PORT_SPAN;
+    for (const name of SERVICES) {
+      for (let n = 1; n < (replicas[name] ?? 1); n++) {
+        const replicaPort = port++;
+        const child = spawn(process.execPath, [MAIN_FILES[name]], {
+          cwd: ROOT,
+          env: {
+            NODE_COMPILE_CACHE: path.join(ROOT, '.data', 'node-compile-cache'),
+            ...process.env,
+            ...wiringEnv(ports, host),
+            ...env,
+            PORT: String(replicaPort),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        extra.push({ name, child, url: `http://${host}:${replicaPort}` });
+        for (const stream of [child.stdout, child.stderr]) {
+          readline.createInterface({ input: stream }).on('line', (line) => onLine(name, line));
+        }
+        await waitUntilReady(`http://${host}:${replicaPort}`, child, readyTimeoutMs).catch(
+          (error) => {
+            throw new Error(`${name} replica ${n + 1} did not start: ${error.message}`);
+          },
+        );
+      }
+    }
+  }
+
+  function stopReplicas(timeoutMs = 15_000) {
+    return Promise.all(
+      extra.map(
+        ({ child }) =>
+          new Promise((resolve) => {
+            if (!isRunning(child)) return resolve();
+            const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+
   async function stop() {
     stopping = true;
     // The gateway first, so no new request reaches a service that is going away.
     await stopOne('gateway');
-    await Promise.all(SERVICES.map((name) => stopOne(name)));
+    await Promise.all([...SERVICES.map((name) => stopOne(name)), stopReplicas()]);
   }
 
   try {
     for (const name of SERVICES.filter((service) => only.includes(service))) await startOne(name);
+    await startReplicas();
   } catch (error) {
     await stop();
     throw error;
@@ -265,6 +318,11 @@ async function launchSystem({
       const child = processes.get(name).child;
       return isRunning(child) ? child.pid : undefined;
     },
+    /** The extra processes of the `replicas` option: name, pid and base URL of each. */
+    replicas: () =>
+      extra
+        .filter(({ child }) => isRunning(child))
+        .map(({ name, child, url }) => ({ name, pid: child.pid, url })),
     stop,
   };
 }

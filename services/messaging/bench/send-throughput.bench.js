@@ -15,7 +15,8 @@
 // default 0: closed loop), SEND_RATE_PER_SECOND (messaging's token bucket per number, default
 // 100000: unpaced), DRAIN_TIMEOUT_MS (how long to wait for the webhook events after the last
 // answer, default 120000), CPU_PROF_DIR (every service runs with --cpu-prof, its profile written
-// there at exit), MONGODB_URL, AMQP_URL, BASE_PORT (default 18080; the gateway's metrics on +20,
+// there at exit), MESSAGING_REPLICAS and WEBHOOKS_REPLICAS (processes of each, default 1: the extra
+// ones share the queues and the database; the gateway sends to the first), MONGODB_URL, AMQP_URL, BASE_PORT (default 18080; the gateway's metrics on +20,
 // the receiver on +21). CPU of docdb, PostgreSQL and RabbitMQ is the whole server's: whatever
 // else uses them in the window is in it (the `other` row shows the rest of the machine).
 const { createHmac, timingSafeEqual } = require('node:crypto');
@@ -37,6 +38,10 @@ const RATE = Number(process.env.RATE ?? 0);
 const SEND_RATE = process.env.SEND_RATE_PER_SECOND ?? '100000';
 const DRAIN_TIMEOUT_MS = Number(process.env.DRAIN_TIMEOUT_MS ?? 120_000);
 const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
+const REPLICAS = {
+  messaging: Number(process.env.MESSAGING_REPLICAS ?? 1),
+  webhooks: Number(process.env.WEBHOOKS_REPLICAS ?? 1),
+};
 const BASE_PORT = Number(process.env.BASE_PORT ?? 18080);
 const METRICS_PORT = BASE_PORT + 20;
 const RECEIVER_PORT = BASE_PORT + 21;
@@ -118,14 +123,20 @@ async function drain(receiver, { quietMs, timeoutMs, expected }) {
   return { at: receiver.lastEventAt() || Date.now(), cpu };
 }
 
+/** Commands by name per service, the replicas of a service summed under its name. */
 async function dbCommands(metricsUrls) {
   const counts = new Map();
-  for (const [name, url] of Object.entries(metricsUrls)) {
+  for (const [name, url] of metricsUrls) {
     const answer = await http.get(url).catch(() => ({ status: 0, text: '' }));
-    counts.set(
-      name,
-      measure.counterByLabel(answer.text, 'switchboard_db_commands_total', 'command'),
-    );
+    const mine = counts.get(name) ?? new Map();
+    for (const [command, n] of measure.counterByLabel(
+      answer.text,
+      'switchboard_db_commands_total',
+      'command',
+    )) {
+      mine.set(command, (mine.get(command) ?? 0) + n);
+    }
+    counts.set(name, mine);
   }
   return counts;
 }
@@ -174,18 +185,19 @@ async function main() {
   };
   await withBenchSystem(
     'msg',
-    { basePort: BASE_PORT, env },
+    { basePort: BASE_PORT, env, replicas: REPLICAS },
     async ({ system, adminToken, prefix }) => {
       const gateway = system.urls.gateway;
       const simulator = system.urls['provider-simulator'];
-      const metricsUrls = Object.fromEntries(
-        OUR_SERVICES.map((name) => [
-          name,
-          name === 'gateway'
-            ? `http://127.0.0.1:${METRICS_PORT}/metrics`
-            : `${system.urls[name]}/metrics`,
-        ]),
-      );
+      const metricsUrls = OUR_SERVICES.map((name) => [
+        name,
+        name === 'gateway'
+          ? `http://127.0.0.1:${METRICS_PORT}/metrics`
+          : `${system.urls[name]}/metrics`,
+      ]);
+      for (const replica of system.replicas()) {
+        metricsUrls.push([replica.name, `${replica.url}/metrics`]);
+      }
       const created = await post(
         `${gateway}/admin/organizations`,
         { name: 'Bench Co', plan: 'premium' },
@@ -255,6 +267,8 @@ async function main() {
         [...OUR_SERVICES, 'provider-simulator'].map((name) => [system.pidOf(name), name]),
       );
       named.set(process.pid, 'benchmark client');
+      // A replica is its service's second row: the service's figure is the sum of both.
+      for (const replica of system.replicas()) named.set(replica.pid, `${replica.name} (2nd)`);
       const loadBefore = os.loadavg()[0];
       const commandsBefore = await dbCommands(metricsUrls);
       const cpuBefore = measure.snapshotCpu();
@@ -281,6 +295,7 @@ async function main() {
 
       console.log(
         `\nsendMessageToPhoneNumber, ${SENDS} sends, ${mode}, SEND_RATE_PER_SECOND=${SEND_RATE}, ` +
+          `messaging ×${REPLICAS.messaging}, webhooks ×${REPLICAS.webhooks}, ` +
           `statuses ${STATUSES ? 'on' : 'off'}, webhook receiver on message_sent + message_status_updated`,
       );
       console.table([baseline, service]);
@@ -319,7 +334,11 @@ async function main() {
       console.table(perService);
 
       const { groups, others } = measure.cpuBetween(cpuBefore, cpuAfter, named);
-      const cpu = measure.cpuPerSend(groups, OUR_SERVICES, service.accepted);
+      const ourGroups = [
+        ...OUR_SERVICES,
+        ...system.replicas().map((replica) => `${replica.name} (2nd)`),
+      ];
+      const cpu = measure.cpuPerSend(groups, [...new Set(ourGroups)], service.accepted);
       console.log(`\n${measure.cpuLine(cpu)}`);
       console.log(
         `  (${service.accepted} accepted sends; total = our services + docdb + PostgreSQL + ` +

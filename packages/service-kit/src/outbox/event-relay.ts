@@ -41,6 +41,9 @@ export function createEventRelay(options: EventRelayOptions) {
   let sweeping: Promise<void> | undefined;
   let stopped = false;
   const countSweep = jobRunCounter(EVENT_RELAY_LEASE);
+  /** Records written in this turn of the event loop, per source, relayed together at its end. */
+  const gathering = new Map<OutboxSource, { id: string; events: BrokerEvent[] }[]>();
+  let gathered: Promise<void> | undefined;
 
   async function relayRecord(source: OutboxSource, id: string): Promise<void> {
     const published: string[] = [];
@@ -69,15 +72,20 @@ export function createEventRelay(options: EventRelayOptions) {
     records: { id: string; events: BrokerEvent[] }[],
   ): Promise<void> {
     const keys = records.map((record) => `${source.name}:${record.id}`);
+    // A record another relay is already working on may have had these very events published
+    // and cleared by it (it read them from the record): that one is read again, not trusted.
+    const contested = new Set(records.filter((_, index) => chains.has(keys[index]!)));
     const before = Promise.all(keys.map((key) => chains.get(key)));
     const run = before.then(async () => {
+      await Promise.all([...contested].map((record) => relayRecord(source, record.id)));
+      const trusted = records.filter((record) => !contested.has(record));
       // Sent in order on one channel; confirms are awaited together.
       const outcomes = await Promise.all(
-        records.map((record) =>
+        trusted.map((record) =>
           Promise.allSettled(record.events.map((event) => options.publish(event))),
         ),
       );
-      const published = records.map((record, index) => ({
+      const published = trusted.map((record, index) => ({
         id: record.id,
         eventIds: record.events
           .filter((_, position) => outcomes[index]![position]!.status === 'fulfilled')
@@ -86,7 +94,7 @@ export function createEventRelay(options: EventRelayOptions) {
       if (source.clearMany) await source.clearMany(published);
       else for (const record of published) await source.clear(record.id, record.eventIds);
       const failed = published.some((record, index) => {
-        return record.eventIds.length < records[index]!.events.length;
+        return record.eventIds.length < trusted[index]!.events.length;
       });
       if (failed) log.warn({ source: source.name }, 'events not published yet; will retry');
     });
@@ -146,9 +154,29 @@ export function createEventRelay(options: EventRelayOptions) {
       if (!stopped) void enqueue(source, id);
     },
     flush: (source: OutboxSource, id: string) => enqueue(source, id),
-    /** Publishes, in the background, what a batch of writes just stored (see relayWritten). */
+    /**
+     * Publishes, in the background, what a batch of writes just stored (see relayWritten). Calls
+     * made in the same turn of the event loop (the sends one batched write finished together)
+     * are relayed together: one clearing write for all their records.
+     */
     relayWrittenSoon(source: OutboxSource, records: { id: string; events: BrokerEvent[] }[]): void {
-      if (!stopped && records.length > 0) void relayWritten(source, records);
+      if (stopped || records.length === 0) return;
+      const waiting = gathering.get(source);
+      if (waiting) {
+        waiting.push(...records);
+        return;
+      }
+      gathering.set(source, [...records]);
+      gathered ??= new Promise<void>((resolve) =>
+        setImmediate(() => {
+          const due = [...gathering];
+          gathering.clear();
+          gathered = undefined;
+          void Promise.all(due.map(([from, written]) => relayWritten(from, written))).then(() =>
+            resolve(),
+          );
+        }),
+      );
     },
     relayWritten,
     sweep,
@@ -161,6 +189,7 @@ export function createEventRelay(options: EventRelayOptions) {
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
+      await gathered;
       await sweeping;
       await Promise.all([...chains.values()]);
     },

@@ -73,6 +73,27 @@ export function createRecipientStore(db: Connection) {
       return result.modifiedCount === 1;
     },
 
+    /**
+     * Moves a recipient of `company_id` to `to` if it is in one of `from`, in one command; answers
+     * the state it left, or null when it was in none of them (moved already, or not there).
+     */
+    async advance(
+      key: string,
+      company_id: number,
+      from: readonly RecipientState[],
+      to: RecipientState,
+    ): Promise<RecipientState | null> {
+      const before = await Recipients.findOneAndUpdate(
+        { _id: key, company_id, state: mongoose.trusted({ $in: from }) },
+        { $set: { state: to } },
+        // No projection: FerretDB 1.24 refuses one on findAndModify.
+        { returnDocument: 'before' },
+      )
+        .lean<StoredRecipient>()
+        .exec();
+      return before?.state ?? null;
+    },
+
     /** How many recipients of a campaign are in each state, in one pass. */
     async countByState(campaign_id: number): Promise<Record<RecipientState, number>> {
       const rows = await Recipients.aggregate<{ _id: RecipientState; count: number }>([

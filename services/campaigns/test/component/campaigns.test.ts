@@ -1,4 +1,5 @@
 import { connect, type ChannelModel } from 'amqplib';
+import { randomUUID } from 'node:crypto';
 import {
   CAMPAIGN_OPERATIONS,
   CONSOLE_EXCHANGE,
@@ -8,6 +9,7 @@ import {
   CampaignResponseSchema,
   CampaignsResponseSchema,
   EVENT_PAYLOAD_SCHEMAS,
+  EXCHANGES,
   INTERNAL_SECRET_HEADER,
   MESSAGING_INTERNAL_PATHS,
   QUOTA_MESSAGE_PREFIX,
@@ -31,7 +33,9 @@ let consoleTap: ChannelModel;
 const consoleEvents: CampaignProgressEvent[] = [];
 
 beforeAll(async () => {
-  system = await startMessagingSystem('campaigns', { campaignsEnv: { DISPATCH_PAGE_SIZE: '7' } });
+  system = await startMessagingSystem('campaigns', {
+    campaignsEnv: { DISPATCH_PAGE_SIZE: '7', DB_COMMAND_STATS: 'true' },
+  });
   consoleTap = await connect(system.amqpUrl);
   const channel = await consoleTap.createChannel();
   const { queue } = await channel.assertQueue('', { exclusive: true });
@@ -188,6 +192,75 @@ describe('a regular campaign, from start to completion', () => {
       return current.status === 'completed' ? current : undefined;
     }, 30_000);
     expect(done).toMatchObject({ total_contacts: 3, sent: 2, failed: 1 });
+  });
+
+  test('when many of a campaign’s message events come at once, repeated and out of order, then each recipient counts once and each event costs about one database command', async () => {
+    const org = await system.newOrganization('standard', 'Burst Co');
+    // No status webhooks for this organization: its recipients stop at sent, and the test
+    // brings their delivered and read events itself, all at once.
+    await system.sim('POST', '/faults', {
+      phone_number_id: org.created.channel.phone_number_id,
+      statuses: [],
+    });
+    const phones = await contactsInGroup(org, 'burst', 20);
+    const created = await org.api.post('createCampaign', {
+      name: 'Burst',
+      type: 'regular',
+      message: { type: 'text', text: 'Burst' },
+      audience: { type: 'groups', group_ids: [await groupId(org, 'burst')] },
+      send_now: true,
+    });
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    await waitFor(async () => {
+      const current = await campaignOf(org, campaign.id);
+      return current.status === 'completed' ? current : undefined;
+    }, 30_000);
+    expect(await campaignOf(org, campaign.id)).toMatchObject({ sent: 20, delivered: 0, read: 0 });
+    const sentStatuses = system.events.filter(
+      (event) =>
+        event.event === 'message_status_updated' &&
+        event.campaign_id === campaign.id &&
+        event.data.status === 'sent',
+    );
+    expect(sentStatuses).toHaveLength(phones.length);
+
+    // Every recipient's delivered and read, twice each; half of them read before delivered.
+    const statusOf = (event: (typeof sentStatuses)[number], status: string) => ({
+      ...event,
+      id: randomUUID(),
+      data: { ...event.data, status },
+    });
+    const burst = sentStatuses.flatMap((event, index) => {
+      const order = index % 2 === 0 ? ['delivered', 'read'] : ['read', 'delivered'];
+      return [0, 1].flatMap(() => order.map((status) => statusOf(event, status)));
+    });
+    const metric = async (name: string, label: string) => {
+      const text = await (await fetch(`${system.campaigns!.url}/metrics`)).text();
+      return text
+        .split('\n')
+        .filter((line) => line.startsWith(`${name}{`) && line.includes(label))
+        .reduce((sum, line) => sum + Number(line.trim().split(' ').at(-1)), 0);
+    };
+    const acked = () => metric('switchboard_broker_messages_total', 'outcome="acked"');
+    const ackedBefore = await acked();
+    const commandsBefore = await metric('switchboard_db_commands_total', 'command=');
+    await Promise.all(
+      burst.map((event) =>
+        system.publish(EXCHANGES.events, 'message_status_updated', event, event.id),
+      ),
+    );
+    await waitFor(async () => ((await acked()) - ackedBefore >= burst.length ? true : undefined));
+    const commands = (await metric('switchboard_db_commands_total', 'command=')) - commandsBefore;
+
+    expect(await campaignOf(org, campaign.id)).toMatchObject({
+      status: 'completed',
+      sent: 20,
+      delivered: 20,
+      read: 20,
+      failed: 0,
+    });
+    // One at a time, each event was a read, a move, a counter write and a completion check.
+    expect(commands / burst.length).toBeLessThan(1.5);
   });
 
   test('when a campaign is scheduled, then it starts by itself at its time', async () => {

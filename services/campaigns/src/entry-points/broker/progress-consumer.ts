@@ -1,17 +1,29 @@
 import { BrokerEventSchema, QUEUES, type BrokerEvent } from '@switchboard/contracts';
-import type { Broker } from '@switchboard/service-kit';
+import { createBatcher, type Broker } from '@switchboard/service-kit';
 import type { CampaignsDeps } from '../../domain/dependencies';
-import { recordProgress } from '../../domain/record-progress';
+import { createProgressRecorder } from '../../domain/record-progress';
 
-/** `campaigns.events`: message_sent, message_failed and message_status_updated → progress. */
+/** How long an event waits for others to be recorded with it when the consumer is idle. */
+const PROGRESS_GATHER_MS = 5;
+
+/**
+ * `campaigns.events`: message_sent, message_failed and message_status_updated → progress,
+ * recorded in batches of up to `prefetch` (four events per recipient of a campaign), one batch
+ * at a time so that a recipient's events keep their order; each delivery is still acked,
+ * retried or parked on its own outcome.
+ */
 export async function consumeProgressEvents(
   broker: Broker,
   deps: CampaignsDeps,
   prefetch: number,
 ): Promise<void> {
-  await broker.consume<BrokerEvent>(
-    QUEUES.campaignsEvents,
-    async (event) => recordProgress(deps, event),
-    { schema: BrokerEventSchema, prefetch },
-  );
+  const progress = createBatcher<BrokerEvent, undefined>({
+    maxItems: prefetch,
+    maxWaitMs: PROGRESS_GATHER_MS,
+    run: createProgressRecorder(deps),
+  });
+  await broker.consume<BrokerEvent>(QUEUES.campaignsEvents, (event) => progress.add(event), {
+    schema: BrokerEventSchema,
+    prefetch,
+  });
 }

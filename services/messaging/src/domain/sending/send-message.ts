@@ -1,4 +1,10 @@
-import { limitFor, monthKey, quotaExceededMessage, type OrgContext } from '@switchboard/contracts';
+import {
+  limitFor,
+  monthKey,
+  quotaExceededMessage,
+  type BrokerEvent,
+  type OrgContext,
+} from '@switchboard/contracts';
 import type { EventRelay } from '@switchboard/service-kit';
 import { AppError, type Logger } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
@@ -242,6 +248,8 @@ export function createSender(deps: SendingDeps) {
       await deps.messages.releaseLease(message.id, new Date());
       throw new SendDeferred(failure.message);
     }
+    // The events this attempt's own write stored, relayed with other sends' (no read back).
+    let written: BrokerEvent[] = [];
     const finalized = await deps.lock(message._id, async () => {
       // Each write applies only while the message is still pending (one conditional write, no
       // read first); when it is not, something else finished it and its state is the answer.
@@ -255,7 +263,9 @@ export function createSender(deps: SendingDeps) {
           messageSent(deps.eventIds, message, result.wamid, now),
           messageStatusUpdated(deps.eventIds, message, result.wamid, 'sent', null, now),
         ];
-        if (!(await deps.messages.accepted(message, result.wamid, now, events))) {
+        if (await deps.messages.accepted(message, result.wamid, now, events)) {
+          written = events;
+        } else {
           const elsewhere = await finishedElsewhere();
           if (elsewhere) return elsewhere;
         }
@@ -267,7 +277,9 @@ export function createSender(deps: SendingDeps) {
         // Never accepted, so there is no provider id: the event carries an empty message_wamid.
         messageStatusUpdated(deps.eventIds, message, '', 'failed', error, now),
       ];
-      if (!(await deps.messages.markRefused(message.id, error, now, events))) {
+      if (await deps.messages.markRefused(message.id, error, now, events)) {
+        written = events;
+      } else {
         const elsewhere = await finishedElsewhere();
         if (elsewhere) return elsewhere;
       }
@@ -278,7 +290,7 @@ export function createSender(deps: SendingDeps) {
       return failureAnswer(message.id, failure!);
     });
     if (finalized.replayed) return finalized;
-    deps.relay.relaySoon(deps.messages.outbox, message._id);
+    deps.relay.relayWrittenSoon(deps.messages.outbox, [{ id: message._id, events: written }]);
     await deps.conversations.recordSent(message, contactName, new Date());
     return finalized;
   }
