@@ -11,6 +11,7 @@ import {
 } from '@mantine/core';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { isManager, useSession } from './session';
+import { useLiveUpdates } from './live';
 import { SignInPage } from './pages/SignIn';
 import { AcceptInvitationPage } from './pages/AcceptInvitation';
 import { WebhooksPage } from './pages/Webhooks';
@@ -34,6 +35,7 @@ const NAV = [
 function Shell() {
   const { user, signOut } = useSession();
   const location = useLocation();
+  useLiveUpdates();
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 0 }} padding="md">
       <AppShell.Header>
