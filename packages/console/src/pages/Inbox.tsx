@@ -713,6 +713,7 @@ export function InboxPage() {
             <SegmentedControl
               size="xs"
               orientation="vertical"
+              fullWidth
               data={FILTERS.map(({ value, label }) => ({ value, label }))}
               value={filter.value}
               aria-label="Show"
