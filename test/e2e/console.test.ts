@@ -625,12 +625,10 @@ test('when customers write, then opening a conversation clears its unread count,
   await luca.getByLabel('1 unread').waitFor({ state: 'detached' });
   await checkPage(page, 'inbox-image');
   // A flow's hand-over (here through the API) shows under "Needs human" without a reload.
-  const handedOver = await e2e
-    .api(org.token)
-    .post('setConversationStatus', {
-      contact_id: Number(new URL(page.url()).searchParams.get('contact')),
-      status: 'needs_human',
-    });
+  const handedOver = await e2e.api(org.token).post('setConversationStatus', {
+    contact_id: Number(new URL(page.url()).searchParams.get('contact')),
+    status: 'needs_human',
+  });
   expect(handedOver.status).toBe(200);
   await thread.getByTestId('conversation-status').filter({ hasText: 'needs human' }).waitFor();
   await showFilter(list, 'Needs human');
