@@ -508,6 +508,9 @@ function Thread({ conversation }: { conversation: Conversation }) {
     void queryClient.invalidateQueries({ queryKey: ['conversations'] });
   };
   const open = windowIsOpen(conversation, ordered);
+  const neverWrote =
+    conversation.last_inbound_at === null &&
+    !ordered.some((message) => message.direction === 'inbound');
   const status = STATUS_LABELS[conversation.status];
   return (
     <Stack h="100%" gap="sm">
@@ -562,8 +565,9 @@ function Thread({ conversation }: { conversation: Conversation }) {
       ) : (
         <>
           <TemplatePicker phone={conversation.phone} onSent={refresh} />
-          {/* A business may still write first; the provider then decides. */}
-          {!open && <ReplyBox phone={conversation.phone} onSent={refresh} />}
+          {/* To a contact who never wrote, a free-form message is left to the provider; once
+              they have written, the server refuses one after 24 hours (outside_service_window). */}
+          {!open && neverWrote && <ReplyBox phone={conversation.phone} onSent={refresh} />}
           {forceTemplate && (
             <Button variant="subtle" size="xs" onClick={() => setForceTemplate(false)}>
               Back to a free-form reply
