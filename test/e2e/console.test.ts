@@ -3,7 +3,7 @@
 // every service and the provider simulator as processes: what a support agent, a marketer and a
 // developer see and do. Each page is checked with axe-core and photographed into docs/console/.
 import { existsSync, readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { AddAgentResponseSchema } from '@switchboard/contracts';
 import { orderFlow } from '../../services/campaigns/test/support/flow-fixtures';
 import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
@@ -521,5 +521,185 @@ test('when an automated reply is added, then a customer who writes its keyword g
       'You answer for Auto Co.',
   );
   await checkPage(page, 'automation');
+  expect(problems).toEqual([]);
+});
+
+/** A customer's message to the organization's number, as WhatsApp would deliver it. */
+async function customerWrites(
+  org: { channel: { phone_number_id: string } },
+  from: string,
+  message: Record<string, unknown>,
+): Promise<void> {
+  const injected = await fetch(`${e2e.simulator}/sim/inbound`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ phone_number_id: org.channel.phone_number_id, from, ...message }),
+  });
+  expect(injected.status).toBe(200);
+}
+
+/** An agent of the organization with a password set, through the invitation's API door. */
+async function addAgent(ownerEmail: string, name: string, email: string, password: string) {
+  const owner = await signIn(e2e.gateway, ownerEmail, 'owner passphrase');
+  const added = await callGateway(e2e.gateway, 'POST', '/api/svc/addAgent', owner, {
+    name,
+    email,
+    role: 'agent',
+  });
+  expect(added.status).toBe(201);
+  const { invitation_url } = AddAgentResponseSchema.parse(added.body);
+  const invitation = new URL(invitation_url).hash.replace(/^#invitation=/, '');
+  const accepted = await callGateway(
+    e2e.gateway,
+    'POST',
+    '/auth/accept-invitation',
+    {},
+    { invitation, password },
+  );
+  expect(accepted.status).toBe(200);
+}
+
+/** The inbox list's filter of that name (its radio is drawn by its label). */
+async function showFilter(list: Locator, name: string): Promise<void> {
+  await list
+    .locator('label')
+    .filter({ hasText: new RegExp(`^${name}$`) })
+    .click();
+  await list.getByRole('radio', { name, checked: true }).waitFor({ state: 'attached' });
+}
+
+/** A 160 × 100 picture of four coloured blocks. */
+const PICTURE_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAKAAAABkCAIAAACO1KzYAAABBklEQVR42u3TQQ3AMBADwYNTEIHTd+AESUAETiEExdWfkRaBR66aO9K3K9J5RqRabybAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAE3ZuifCh0JMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAgAEDBgwYMGDAjV0BjOv1CAlLqAAAAABJRU5ErkJggg==';
+
+test('when customers write, then opening a conversation clears its unread count, it is assigned to an agent who finds it under Mine, closed and reopened, and a sent image shows', async () => {
+  const org = await organizationWithOwner('Desk Co', 'standard', 'lead@desk.example');
+  await addAgent('lead@desk.example', 'Ana Agent', 'ana@desk.example', 'agent passphrase');
+  await customerWrites(org, '393471240001', { profile_name: 'Marta', text: 'Where is my order?' });
+  await customerWrites(org, '393471240002', {
+    profile_name: 'Luca',
+    type: 'image',
+    image: { data_base64: PICTURE_PNG, mime_type: 'image/png', caption: 'The broken part' },
+  });
+
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'lead@desk.example', 'owner passphrase');
+  const list = page.getByRole('region', { name: 'Conversations' });
+  const marta = list.getByTestId('conversation').filter({ hasText: 'Marta' });
+  const luca = list.getByTestId('conversation').filter({ hasText: 'Luca' });
+  await showFilter(list, 'Unread');
+  await marta.getByLabel('1 unread').waitFor();
+  await luca.waitFor();
+  await checkPage(page, 'inbox-unread');
+
+  // Opening Marta's conversation marks it read: it leaves "Unread", the thread stays open.
+  await marta.click();
+  await page.getByTestId('message').filter({ hasText: 'Where is my order?' }).waitFor();
+  await marta.waitFor({ state: 'detached' });
+  await luca.waitFor();
+
+  // Assigned to Ana, then closed; "Unassigned" no longer lists it, "Closed" does.
+  const thread = page.getByRole('region', { name: 'Conversation' });
+  await thread.getByLabel('Assigned to', { exact: true }).click();
+  await page.getByRole('option', { name: 'Ana Agent' }).click();
+  await thread.getByRole('button', { name: 'Close conversation' }).click();
+  await thread.getByTestId('conversation-status').filter({ hasText: 'closed' }).waitFor();
+  await showFilter(list, 'Unassigned');
+  await luca.waitFor();
+  await marta.waitFor({ state: 'detached' });
+  await showFilter(list, 'Closed');
+  await marta.getByText('Assigned to Ana Agent').waitFor();
+  await thread.getByRole('button', { name: 'Reopen' }).click();
+  await thread.getByTestId('conversation-status').filter({ hasText: 'open' }).waitFor();
+  await marta.waitFor({ state: 'detached' });
+
+  // Luca's image, served by getMedia from the console's own origin under its policy.
+  await showFilter(list, 'All');
+  await luca.click();
+  const image = thread.getByTestId('message-image');
+  await image.waitFor();
+  await page.waitForFunction(() => {
+    const shown = document.querySelector<HTMLImageElement>('[data-testid="message-image"]');
+    return shown !== null && shown.complete && shown.naturalWidth === 160;
+  });
+  await luca.getByLabel('1 unread').waitFor({ state: 'detached' });
+  await checkPage(page, 'inbox-image');
+  // A flow's hand-over (here through the API) shows under "Needs human" without a reload.
+  const handedOver = await e2e.api(org.token).post('setConversationStatus', {
+    contact_id: Number(new URL(page.url()).searchParams.get('contact')),
+    status: 'needs_human',
+  });
+  expect(handedOver.status).toBe(200);
+  await thread.getByTestId('conversation-status').filter({ hasText: 'needs human' }).waitFor();
+  await showFilter(list, 'Needs human');
+  await luca.waitFor();
+  await marta.waitFor({ state: 'detached' });
+
+  // Ana finds Marta's conversation under Mine, and her reply says who sent it.
+  const agent = await newPage();
+  await signInThroughForm(agent.page, 'ana@desk.example', 'agent passphrase');
+  const agentList = agent.page.getByRole('region', { name: 'Conversations' });
+  // From the keyboard: the filters are one radio group, the arrow keys move through it.
+  await agentList.getByRole('radio', { name: 'All' }).focus();
+  await agent.page.keyboard.press('ArrowDown');
+  await agentList
+    .getByRole('radio', { name: 'Mine', checked: true })
+    .waitFor({ state: 'attached' });
+  await agentList.getByTestId('conversation').filter({ hasText: 'Marta' }).focus();
+  await agent.page.keyboard.press('Enter');
+  await agent.page.getByTestId('message').filter({ hasText: 'Where is my order?' }).waitFor();
+  expect(await agentList.getByTestId('conversation').count()).toBe(1);
+  await agent.page.getByLabel('Reply', { exact: true }).fill('It ships tomorrow');
+  await agent.page.getByLabel('Reply', { exact: true }).press('Enter');
+  await agent.page
+    .getByTestId('message')
+    .filter({ hasText: 'It ships tomorrow' })
+    .getByText('Sent by you')
+    .waitFor();
+  await checkPage(agent.page, 'inbox-mine');
+  // The owner sees who sent it.
+  await showFilter(list, 'All');
+  await marta.click();
+  await page
+    .getByTestId('message')
+    .filter({ hasText: 'It ships tomorrow' })
+    .getByText('Sent by Ana Agent')
+    .waitFor();
+  expect(problems).toEqual([]);
+  expect(agent.problems).toEqual([]);
+});
+
+test('when a customer writes while a conversation is open, then the message arrives through the live stream, with no polling', async () => {
+  const org = await organizationWithOwner('Live Co', 'standard', 'live@live.example');
+  await customerWrites(org, '393471250001', { profile_name: 'Sara', text: 'Hello?' });
+  const { page, problems } = await newPage();
+  const reads: string[] = [];
+  page.on('request', (request) => {
+    if (/getMessages|getConversations/.test(request.url())) reads.push(request.url());
+  });
+  await signInThroughForm(page, 'live@live.example', 'owner passphrase');
+  await page.locator('[data-testid="live-status"][data-live="true"]').waitFor();
+  await page.getByTestId('conversation').filter({ hasText: 'Sara' }).click();
+  await page.getByTestId('message').filter({ hasText: 'Hello?' }).waitFor();
+  // Once opened (and marked read), the page reads nothing more by itself: no poll runs while
+  // the stream is up (a 1.5 s poll would read several times in 6 s).
+  await until(
+    async () => {
+      const seen = reads.length;
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      return reads.length === seen || undefined;
+    },
+    'the page quiet',
+    40_000,
+  );
+  const before = reads.length;
+
+  await customerWrites(org, '393471250001', { profile_name: 'Sara', text: 'Are you there?' });
+  // The fallback poll is a minute: only the stream brings it this soon.
+  await page
+    .getByTestId('message')
+    .filter({ hasText: 'Are you there?' })
+    .waitFor({ timeout: 20_000 });
+  expect(reads.length).toBeGreaterThan(before);
   expect(problems).toEqual([]);
 });

@@ -11,6 +11,7 @@ import {
 } from '@mantine/core';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { isManager, useSession } from './session';
+import { useLiveConnected, useLiveUpdates } from './live';
 import { SignInPage } from './pages/SignIn';
 import { AcceptInvitationPage } from './pages/AcceptInvitation';
 import { WebhooksPage } from './pages/Webhooks';
@@ -34,6 +35,8 @@ const NAV = [
 function Shell() {
   const { user, signOut } = useSession();
   const location = useLocation();
+  useLiveUpdates();
+  const live = useLiveConnected();
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 0 }} padding="md">
       <AppShell.Header>
@@ -42,6 +45,16 @@ function Shell() {
             Switchboard
           </Text>
           <Group gap="sm">
+            <Text
+              size="xs"
+              c={live ? 'teal.9' : 'orange.9'}
+              component="span"
+              role="status"
+              data-testid="live-status"
+              data-live={live}
+            >
+              {live ? '● Live' : '○ Reconnecting… (refreshing every minute)'}
+            </Text>
             <Text size="sm" component="span">
               {user?.name} · {user?.role}
             </Text>

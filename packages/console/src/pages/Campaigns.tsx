@@ -29,9 +29,7 @@ import type {
 } from '@switchboard/contracts';
 import { api, errorText } from '../api';
 import { formatTime } from '../format';
-
-/** Until the console's event stream is served, a running campaign's counters are polled. */
-const RUNNING_POLL_MS = 1500;
+import { useFallbackPoll } from '../live';
 
 /** Delivered and read keep arriving for a while after the last message was handed over. */
 const RECEIPTS_SETTLE_MS = 10 * 60_000;
@@ -330,11 +328,14 @@ function Trigger({
 
 export function CampaignsPage() {
   const queryClient = useQueryClient();
+  const fallbackPoll = useFallbackPoll();
   const campaigns = useQuery({
     queryKey: ['campaigns'],
     queryFn: () => api.op.get<CampaignsResponse>('getCampaigns', { per_page: 100 }),
+    // The live stream moves the counters (campaign_progress); this reads them again only while
+    // the stream is down.
     refetchInterval: (query) =>
-      query.state.data?.campaigns.some(stillMoving) ? RUNNING_POLL_MS : false,
+      query.state.data?.campaigns.some(stillMoving) ? fallbackPoll : false,
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['campaigns'] });
   const action = useMutation({

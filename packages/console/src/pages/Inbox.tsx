@@ -18,8 +18,13 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
 import type {
+  AgentsResponse,
   Conversation,
+  ConversationStateResponse,
+  ConversationStatus,
   ConversationsResponse,
+  GetConversationsQuery,
+  MarkMessageReadResponse,
   MessageView,
   MessagesResponse,
   SendMessageResponse,
@@ -28,14 +33,36 @@ import type {
 } from '@switchboard/contracts';
 import { api, errorText } from '../api';
 import { formatTime } from '../format';
+import { useFallbackPoll } from '../live';
+import { useSession } from '../session';
 
 /**
- * Until the console's event stream is served, the inbox reads the conversations and the open
- * thread again every few seconds; the stream will only invalidate these same queries.
+ * The inbox's lists and the open thread are kept fresh by the live event stream (which
+ * invalidates their queries); they poll, slowly, only while the stream is down. A file the
+ * contact sent is fetched from the provider after its message is stored, with no event of its
+ * own: while one is still pending the thread reads again every few seconds.
  */
-const CONVERSATIONS_POLL_MS = 3000;
-const THREAD_POLL_MS = 1500;
+const PENDING_MEDIA_POLL_MS = 2000;
 const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The organization's users by id, for "sent by" and the assignee. Every role may list them. */
+function useAgents() {
+  return useQuery({
+    queryKey: ['agents'],
+    queryFn: () => api.op.get<AgentsResponse>('getAgents'),
+    staleTime: 60_000,
+  });
+}
+
+function useAgentNames(): (id: number | null) => string | null {
+  const agents = useAgents();
+  const { user } = useSession();
+  return (id) => {
+    if (id === null) return null;
+    if (id === user?.id) return 'you';
+    return agents.data?.agents.find((agent) => agent.id === id)?.name ?? `user #${id}`;
+  };
+}
 
 /** WhatsApp's ticks: one grey tick sent, two delivered, two blue read. */
 function StatusTicks({ message }: { message: MessageView }) {
@@ -63,8 +90,60 @@ function StatusTicks({ message }: { message: MessageView }) {
   );
 }
 
-function MessageBubble({ message }: { message: MessageView }) {
+/** Same origin, whatever host the message's own `media.url` names: the CSP allows img 'self'. */
+const mediaPath = (message: MessageView) => `/api/svc/getMedia?media_id=${message.message_id}`;
+
+const MEDIA_UNAVAILABLE: Record<string, string> = {
+  pending: 'being fetched…',
+  too_large: 'too large to keep',
+  failed: 'could not be fetched from WhatsApp',
+  expired: 'no longer kept',
+};
+
+/** A file the contact sent: an image shown, any other file as a download. */
+function MessageMedia({ message }: { message: MessageView }) {
+  const media = message.media;
+  if (!media) return null;
+  const kind = media.type === 'document' ? 'Document' : media.type;
+  if (media.status !== 'available') {
+    return (
+      <Text size="xs" c="dimmed" data-testid="media-unavailable">
+        {kind} {media.filename ?? ''} {MEDIA_UNAVAILABLE[media.status] ?? media.status}
+      </Text>
+    );
+  }
+  if (media.type === 'image' || media.type === 'sticker') {
+    return (
+      <a href={mediaPath(message)} target="_blank" rel="noreferrer">
+        <img
+          src={mediaPath(message)}
+          alt={`${kind} from the contact`}
+          style={{ maxWidth: '100%', maxHeight: 240, display: 'block', borderRadius: 4 }}
+          data-testid="message-image"
+        />
+      </a>
+    );
+  }
+  const name = media.filename ?? `${media.type} (${media.mime_type})`;
+  return (
+    <Text size="sm">
+      <a href={mediaPath(message)} download={media.filename ?? true} data-testid="message-file">
+        Download {name}
+      </a>
+      {media.size !== null && ` · ${Math.ceil(media.size / 1024)} KB`}
+    </Text>
+  );
+}
+
+function MessageBubble({
+  message,
+  sentBy,
+}: {
+  message: MessageView;
+  sentBy: (id: number | null) => string | null;
+}) {
   const outbound = message.direction === 'outbound';
+  const agent = sentBy(message.sent_by_agent_id);
   return (
     <Group justify={outbound ? 'flex-end' : 'flex-start'}>
       <Paper
@@ -75,10 +154,16 @@ function MessageBubble({ message }: { message: MessageView }) {
         withBorder
         data-testid="message"
       >
+        <MessageMedia message={message} />
         <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
           {message.message}
         </Text>
         <Group gap={6} justify="flex-end">
+          {agent && (
+            <Text size="xs" c="dimmed" component="span" data-testid="sent-by">
+              Sent by {agent} ·
+            </Text>
+          )}
           <Text size="xs" c="dimmed" component="span">
             {formatTime(message.created_at)}
           </Text>
@@ -94,12 +179,133 @@ function MessageBubble({ message }: { message: MessageView }) {
   );
 }
 
-/** Inside the 24-hour customer service window a free-form reply may go; after it, a template. */
-function windowIsOpen(messages: MessageView[]): boolean {
-  const lastInbound = messages.filter((message) => message.direction === 'inbound').at(-1);
+/**
+ * Inside the 24-hour customer service window a free-form reply may go; after it, a template
+ * (the server refuses such a send with `outside_service_window` anyway).
+ */
+function windowIsOpen(conversation: Conversation, messages: MessageView[]): boolean {
+  const lastInbound =
+    conversation.last_inbound_at ??
+    messages.filter((message) => message.direction === 'inbound').at(-1)?.created_at;
+  return !!lastInbound && Date.now() - new Date(lastInbound).getTime() < SERVICE_WINDOW_MS;
+}
+
+const STATUS_LABELS: Record<ConversationStatus, { label: string; color: string }> = {
+  open: { label: 'open', color: 'teal.9' },
+  needs_human: { label: 'needs human', color: 'orange.9' },
+  closed: { label: 'closed', color: 'gray.7' },
+};
+
+/** Who has the conversation (me, a colleague, nobody) and whether it is open or closed. */
+function InboxControls({ conversation }: { conversation: Conversation }) {
+  const queryClient = useQueryClient();
+  const { user } = useSession();
+  const agents = useAgents();
+  const afterChange = (answer: ConversationStateResponse) => {
+    // The list shows the new state at once; the live event refreshes it anyway.
+    queryClient.setQueriesData<ConversationsResponse>({ queryKey: ['conversations'] }, (list) =>
+      list?.conversations
+        ? {
+            ...list,
+            conversations: list.conversations.map((c) =>
+              c.contact_id === conversation.contact_id ? { ...c, ...answer.conversation } : c,
+            ),
+          }
+        : list,
+    );
+    void queryClient.invalidateQueries({ queryKey: ['conversations'] });
+  };
+  const assign = useMutation({
+    mutationFn: (agentId: number | null) =>
+      api.op.post<ConversationStateResponse>('assignConversation', {
+        contact_id: conversation.contact_id,
+        agent_id: agentId,
+      }),
+    onSuccess: afterChange,
+  });
+  const setStatus = useMutation({
+    mutationFn: (status: ConversationStatus) =>
+      api.op.post<ConversationStateResponse>('setConversationStatus', {
+        contact_id: conversation.contact_id,
+        status,
+      }),
+    onSuccess: afterChange,
+  });
+  const choices = [
+    { value: 'none', label: 'Nobody' },
+    ...(agents.data?.agents ?? [])
+      .filter((agent) => agent.active || agent.id === conversation.assigned_agent_id)
+      .map((agent) => ({
+        value: String(agent.id),
+        label: agent.id === user?.id ? `${agent.name} (me)` : agent.name,
+      })),
+  ];
+  const closed = conversation.status === 'closed';
+  const mine = conversation.assigned_agent_id === user?.id;
+  const error = assign.error ?? setStatus.error;
   return (
-    !!lastInbound && Date.now() - new Date(lastInbound.created_at).getTime() < SERVICE_WINDOW_MS
+    <Stack gap={4}>
+      <Group gap="xs" align="flex-end">
+        <Select
+          size="xs"
+          w={190}
+          label="Assigned to"
+          data={choices}
+          value={conversation.assigned_agent_id ? String(conversation.assigned_agent_id) : 'none'}
+          allowDeselect={false}
+          onChange={(value) => assign.mutate(value && value !== 'none' ? Number(value) : null)}
+          disabled={assign.isPending}
+        />
+        {!mine && user && (
+          <Button
+            size="xs"
+            variant="default"
+            loading={assign.isPending}
+            onClick={() => assign.mutate(user.id)}
+          >
+            Assign to me
+          </Button>
+        )}
+        <Button
+          size="xs"
+          variant={closed ? 'filled' : 'default'}
+          loading={setStatus.isPending}
+          onClick={() => setStatus.mutate(closed ? 'open' : 'closed')}
+        >
+          {closed ? 'Reopen' : 'Close conversation'}
+        </Button>
+      </Group>
+      {error && (
+        <Text size="xs" c="red.9" role="alert">
+          {errorText(error)}
+        </Text>
+      )}
+    </Stack>
   );
+}
+
+/**
+ * Opening a conversation (and each new message while it is open) marks the contact's last
+ * message read: they see blue ticks, and the unread count drops for every colleague.
+ */
+function useMarkRead(conversation: Conversation, messages: MessageView[]) {
+  const queryClient = useQueryClient();
+  const marked = useRef<number | null>(null);
+  const lastInbound = messages.filter((message) => message.direction === 'inbound').at(-1);
+  const mark = useMutation({
+    mutationFn: (messageId: number) =>
+      api.op.post<MarkMessageReadResponse>('markMessageRead', { message_id: messageId }),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: ['conversations'] }),
+  });
+  const { mutate } = mark;
+  const unread = conversation.unread_count;
+  useEffect(() => {
+    if (!lastInbound?.message_wamid || unread === 0) return;
+    if (marked.current !== null && marked.current >= lastInbound.message_id) return;
+    marked.current = lastInbound.message_id;
+    mutate(lastInbound.message_id);
+  }, [lastInbound?.message_id, lastInbound?.message_wamid, unread, mutate]);
+  return mark;
 }
 
 function TemplatePicker({ phone, onSent }: { phone: string; onSent: () => void }) {
@@ -277,6 +483,8 @@ function Thread({ conversation }: { conversation: Conversation }) {
   const queryClient = useQueryClient();
   const [forceTemplate, setForceTemplate] = useState(false);
   const end = useRef<HTMLDivElement>(null);
+  const fallbackPoll = useFallbackPoll();
+  const sentBy = useAgentNames();
   const messages = useQuery({
     queryKey: ['messages', conversation.contact_id],
     queryFn: () =>
@@ -284,9 +492,13 @@ function Thread({ conversation }: { conversation: Conversation }) {
         contact_id: conversation.contact_id,
         per_page: 50,
       }),
-    refetchInterval: THREAD_POLL_MS,
+    refetchInterval: (query) =>
+      query.state.data?.messages.some((message) => message.media?.status === 'pending')
+        ? PENDING_MEDIA_POLL_MS
+        : fallbackPoll,
   });
   const ordered = [...(messages.data?.messages ?? [])].sort((a, b) => a.message_id - b.message_id);
+  const markRead = useMarkRead(conversation, ordered);
   const lastId = ordered.at(-1)?.message_id;
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'end' });
@@ -295,10 +507,14 @@ function Thread({ conversation }: { conversation: Conversation }) {
     void queryClient.invalidateQueries({ queryKey: ['messages', conversation.contact_id] });
     void queryClient.invalidateQueries({ queryKey: ['conversations'] });
   };
-  const open = windowIsOpen(ordered);
+  const open = windowIsOpen(conversation, ordered);
+  const neverWrote =
+    conversation.last_inbound_at === null &&
+    !ordered.some((message) => message.direction === 'inbound');
+  const status = STATUS_LABELS[conversation.status];
   return (
     <Stack h="100%" gap="sm">
-      <Group justify="space-between">
+      <Group justify="space-between" align="flex-start">
         <div>
           <Title order={2} size="h4">
             {conversation.contact_name || conversation.phone}
@@ -306,14 +522,25 @@ function Thread({ conversation }: { conversation: Conversation }) {
           <Text size="sm" c="dimmed">
             +{conversation.phone}
           </Text>
+          <Group gap={6} mt={4}>
+            <Badge color={status.color} data-testid="conversation-status">
+              {status.label}
+            </Badge>
+            <Badge color={open ? 'teal.9' : 'gray.7'}>
+              {open ? '24-hour window open' : 'window closed'}
+            </Badge>
+          </Group>
         </div>
-        <Group gap="xs">
+        <Stack gap={6} align="flex-end">
+          <InboxControls conversation={conversation} />
           <HandBack contactId={conversation.contact_id} />
-          <Badge color={open ? 'teal.9' : 'gray.7'}>
-            {open ? '24-hour window open' : 'window closed'}
-          </Badge>
-        </Group>
+        </Stack>
       </Group>
+      {markRead.isError && (
+        <Text size="xs" c="red.9" role="alert">
+          Could not mark the messages read: {errorText(markRead.error)}
+        </Text>
+      )}
       <ScrollArea h={420} type="auto" aria-label="Messages" tabIndex={0}>
         <Stack gap="xs" p="xs" role="log" aria-live="polite">
           {messages.isPending && <Text size="sm">Loading messages…</Text>}
@@ -323,7 +550,7 @@ function Thread({ conversation }: { conversation: Conversation }) {
             </Alert>
           )}
           {ordered.map((message) => (
-            <MessageBubble key={message.message_id} message={message} />
+            <MessageBubble key={message.message_id} message={message} sentBy={sentBy} />
           ))}
           <div ref={end} />
         </Stack>
@@ -338,8 +565,9 @@ function Thread({ conversation }: { conversation: Conversation }) {
       ) : (
         <>
           <TemplatePicker phone={conversation.phone} onSent={refresh} />
-          {/* A business may still write first; the provider then decides. */}
-          {!open && <ReplyBox phone={conversation.phone} onSent={refresh} />}
+          {/* To a contact who never wrote, a free-form message is left to the provider; once
+              they have written, the server refuses one after 24 hours (outside_service_window). */}
+          {!open && neverWrote && <ReplyBox phone={conversation.phone} onSent={refresh} />}
           {forceTemplate && (
             <Button variant="subtle" size="xs" onClick={() => setForceTemplate(false)}>
               Back to a free-form reply
@@ -402,23 +630,66 @@ function NewConversation({ onStarted }: { onStarted: (phone: string) => void }) 
   );
 }
 
-const FILTERS = [
-  { value: 'all', label: 'All' },
-  { value: 'unread', label: 'Unread' },
+/** Each filter of the list, as getConversations' own filters. */
+const FILTERS: {
+  value: string;
+  label: string;
+  query: Partial<GetConversationsQuery>;
+  empty: string;
+}[] = [
+  { value: 'all', label: 'All', query: {}, empty: 'No conversations yet.' },
+  { value: 'mine', label: 'Mine', query: { assignee: 'me' }, empty: 'Nothing assigned to you.' },
+  {
+    value: 'unassigned',
+    label: 'Unassigned',
+    query: { assignee: 'none' },
+    empty: 'Every conversation has someone.',
+  },
+  {
+    value: 'needs_human',
+    label: 'Needs human',
+    query: { status: 'needs_human' },
+    empty: 'No conversation waits for a person.',
+  },
+  { value: 'unread', label: 'Unread', query: { unread: true }, empty: 'Nothing unread.' },
+  {
+    value: 'closed',
+    label: 'Closed',
+    query: { status: 'closed' },
+    empty: 'No closed conversations.',
+  },
 ];
+
+function useConversations(filter: (typeof FILTERS)[number], enabled = true) {
+  const fallbackPoll = useFallbackPoll();
+  return useQuery({
+    queryKey: ['conversations', filter.value],
+    queryFn: () =>
+      api.op.get<ConversationsResponse>('getConversations', {
+        per_page: 100,
+        ...(filter.query as Record<string, string | boolean>),
+      }),
+    refetchInterval: fallbackPoll,
+    enabled,
+  });
+}
 
 export function InboxPage() {
   const [params, setParams] = useSearchParams();
   const selected = Number(params.get('contact')) || null;
-  const filter = params.get('filter') ?? 'all';
+  const filter = FILTERS.find((f) => f.value === params.get('filter')) ?? FILTERS[0]!;
   const [pendingPhone, setPendingPhone] = useState<string | null>(null);
-  const conversations = useQuery({
-    queryKey: ['conversations'],
-    queryFn: () => api.op.get<ConversationsResponse>('getConversations', { per_page: 100 }),
-    refetchInterval: CONVERSATIONS_POLL_MS,
-  });
-  const all = conversations.data?.conversations ?? [];
-  const shown = filter === 'unread' ? all.filter((c) => c.unread_count > 0) : all;
+  const sentBy = useAgentNames();
+  const conversations = useConversations(filter);
+  const shown = conversations.data?.conversations ?? [];
+  // The open conversation may leave the filtered list (read, closed, given to a colleague):
+  // the thread stays, read from the whole list.
+  const inShown = shown.find((c) => c.contact_id === selected);
+  const everyone = useConversations(
+    FILTERS[0]!,
+    filter.value !== 'all' && (selected !== null || pendingPhone !== null) && !inShown,
+  );
+  const all = filter.value === 'all' ? shown : (everyone.data?.conversations ?? []);
   const choose = (contactId: number) => {
     const next = new URLSearchParams(params);
     next.set('contact', String(contactId));
@@ -427,13 +698,13 @@ export function InboxPage() {
   // A conversation started here opens once it shows in the list.
   useEffect(() => {
     if (!pendingPhone) return;
-    const started = all.find((c) => c.phone === pendingPhone);
+    const started = [...shown, ...all].find((c) => c.phone === pendingPhone);
     if (started) {
       setPendingPhone(null);
       choose(started.contact_id);
     }
   });
-  const current = all.find((c) => c.contact_id === selected);
+  const current = inShown ?? all.find((c) => c.contact_id === selected);
   return (
     <Stack>
       <Title order={1}>Inbox</Title>
@@ -445,8 +716,10 @@ export function InboxPage() {
             </Title>
             <SegmentedControl
               size="xs"
-              data={FILTERS}
-              value={filter}
+              orientation="vertical"
+              fullWidth
+              data={FILTERS.map(({ value, label }) => ({ value, label }))}
+              value={filter.value}
               aria-label="Show"
               onChange={(value) => {
                 const next = new URLSearchParams(params);
@@ -461,7 +734,7 @@ export function InboxPage() {
             )}
             {conversations.data && shown.length === 0 && (
               <Text size="sm" c="dimmed">
-                {filter === 'unread' ? 'Nothing unread.' : 'No conversations yet.'}
+                {filter.empty}
               </Text>
             )}
             <Stack gap={4} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
@@ -488,6 +761,18 @@ export function InboxPage() {
                     <Text size="xs" c="dimmed" truncate>
                       {conversation.last_message.message}
                     </Text>
+                    <Group gap={4} mt={2}>
+                      {conversation.status !== 'open' && (
+                        <Badge size="xs" color={STATUS_LABELS[conversation.status].color}>
+                          {STATUS_LABELS[conversation.status].label}
+                        </Badge>
+                      )}
+                      <Text size="xs" c="dimmed" component="span" data-testid="assignee">
+                        {conversation.assigned_agent_id
+                          ? `Assigned to ${sentBy(conversation.assigned_agent_id)}`
+                          : 'Unassigned'}
+                      </Text>
+                    </Group>
                   </UnstyledButton>
                 </li>
               ))}

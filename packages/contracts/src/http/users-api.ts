@@ -95,6 +95,7 @@ export const AgentsResponseSchema = successResponse({
   agents: z.array(AgentSchema),
   meta: PageMetaSchema,
 });
+export type AgentsResponse = z.infer<typeof AgentsResponseSchema>;
 export const DeleteAgentResponseSchema = successResponse({
   agent_id: z.number().int().positive(),
   deleted: z.literal(true),
