@@ -181,6 +181,7 @@ export type OrganizationOwner = z.infer<typeof OrganizationOwnerSchema>;
 /** The gateway's own `/api/svc` operations: answered by the gateway, never forwarded. */
 export const USER_OPERATIONS = [
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/api/svc/getAgents',
     operationId: 'getAgents',
@@ -191,6 +192,7 @@ export const USER_OPERATIONS = [
     responses: { 200: AgentsResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/api/svc/addAgent',
     operationId: 'addAgent',
@@ -204,6 +206,7 @@ export const USER_OPERATIONS = [
     responses: { 201: AddAgentResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/api/svc/updateAgent',
     operationId: 'updateAgent',
@@ -214,6 +217,7 @@ export const USER_OPERATIONS = [
     responses: { 200: AgentResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'delete',
     path: '/api/svc/deleteAgent',
     operationId: 'deleteAgent',
@@ -224,6 +228,7 @@ export const USER_OPERATIONS = [
     responses: { 200: DeleteAgentResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/api/svc/getTokens',
     operationId: 'getTokens',
@@ -234,6 +239,7 @@ export const USER_OPERATIONS = [
     responses: { 200: TokensResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/api/svc/createToken',
     operationId: 'createToken',
@@ -244,6 +250,7 @@ export const USER_OPERATIONS = [
     responses: { 201: CreateNamedTokenResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'delete',
     path: '/api/svc/deleteToken',
     operationId: 'deleteToken',
@@ -255,19 +262,9 @@ export const USER_OPERATIONS = [
   }),
 ];
 
-/** The gateway's own `/api/svc/<operation>` names (me aside), in the spelling clients use. */
-export const GATEWAY_API_OPERATIONS = [
-  'getAgents',
-  'addAgent',
-  'updateAgent',
-  'deleteAgent',
-  'getTokens',
-  'createToken',
-  'deleteToken',
-] as const;
-
 export const SESSION_OPERATIONS = [
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/sign-in',
     operationId: 'signIn',
@@ -278,6 +275,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: SessionResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/auth/session',
     operationId: 'getSession',
@@ -287,6 +285,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: SessionResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/sign-out',
     operationId: 'signOut',
@@ -296,6 +295,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: SignedOutResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/change-password',
     operationId: 'changePassword',
@@ -306,6 +306,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: PasswordChangedResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/accept-invitation',
     operationId: 'acceptInvitation',

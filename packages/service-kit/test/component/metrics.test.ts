@@ -107,7 +107,7 @@ describe('service metrics', () => {
     let service: RunningService<ServiceConfig> | undefined;
     try {
       service = await startServiceRuntime({
-        service: 'contacts',
+        service: 'inbound',
         config: { ...config, AMQP_URL: vhost.url },
         topology: [{ kind: 'queue', name: queue, owner: 'contacts', role: 'work', arguments: {} }],
         setup: ({ broker }) => {
@@ -155,9 +155,9 @@ describe('service metrics', () => {
       });
       const secret = { 'x-internal-secret': config.INTERNAL_API_SECRET };
       const before = await scrape(service.url);
-      expect(sample(before, 'switchboard_broker_connected', { service: 'contacts' })).toBe(1);
+      expect(sample(before, 'switchboard_broker_connected', { service: 'inbound' })).toBe(1);
       expect(sample(before, 'switchboard_outbound_breaker_state', { client: 'remote' })).toBe(0);
-      expect(before).toMatch(/^process_cpu_user_seconds_total\{service="contacts"\} /m);
+      expect(before).toMatch(/^process_cpu_user_seconds_total\{service="inbound"\} /m);
 
       for (let i = 0; i < 2; i++) {
         await fetch(`${service.url}/internal/things/${i}`, { headers: secret });

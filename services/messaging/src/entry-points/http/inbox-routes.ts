@@ -5,19 +5,19 @@ import {
   NeedsHumanRequestSchema,
   SetConversationStatusRequestSchema,
 } from '@switchboard/contracts';
-import { orgContext, parseInput } from '@switchboard/service-kit';
+import { orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
 import { assignConversation, setConversationStatus } from '../../domain/inbox/manage-conversations';
 
 /** The human inbox: who has a conversation, and whether it is open, waiting for a person or closed. */
 export function inboxRoutes(router: Router, deps: { conversations: ConversationStore }): void {
-  router.post('/api/svc/assignConversation', async (req, res) => {
+  serveOperation(router, 'assignConversation', async (req, res) => {
     const { company_id } = orgContext(req);
     const { contact_id, agent_id } = parseInput(AssignConversationRequestSchema, req.body ?? {});
     res.json(await assignConversation(deps.conversations, company_id, contact_id, agent_id));
   });
 
-  router.post('/api/svc/setConversationStatus', async (req, res) => {
+  serveOperation(router, 'setConversationStatus', async (req, res) => {
     const { company_id } = orgContext(req);
     const { contact_id, status } = parseInput(SetConversationStatusRequestSchema, req.body ?? {});
     res.json(await setConversationStatus(deps.conversations, company_id, contact_id, status));
