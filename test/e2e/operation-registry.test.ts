@@ -18,7 +18,11 @@ afterAll(async () => {
 function unanswered(status: number, body: unknown): string | undefined {
   if (status === 405 || status === 501) return `${status}`;
   const error = ErrorResponseSchema.safeParse(body);
-  if (status === 404 && error.success && /^(No route for|Unknown operation)/.test(error.data.message)) {
+  if (
+    status === 404 &&
+    error.success &&
+    /^(No route for|Unknown operation)/.test(error.data.message)
+  ) {
     return error.data.message;
   }
   return undefined;
@@ -40,7 +44,8 @@ describe('the operation registry, every service its own process', () => {
         });
         const body = await jsonBody(response).catch(() => undefined);
         const miss = unanswered(response.status, body);
-        if (miss) misses.push(`${method.toUpperCase()} ${operation.name} (${operation.owner}): ${miss}`);
+        if (miss)
+          misses.push(`${method.toUpperCase()} ${operation.name} (${operation.owner}): ${miss}`);
       }
     }
     expect(misses).toEqual([]);

@@ -142,7 +142,7 @@ describe('gateway operations', () => {
     ]);
   });
 
-  test('when the routing table is derived from the definitions, then every /api/svc operation but the gateway\'s own is forwarded to the service its definitions name', () => {
+  test("when the routing table is derived from the definitions, then every /api/svc operation but the gateway's own is forwarded to the service its definitions name", () => {
     const forwarded = [...API_OPERATIONS.values()].filter(({ owner }) => owner !== 'gateway');
     expect(Object.keys(API_OPERATION_OWNERS).sort()).toEqual(
       forwarded.map(({ name }) => name).sort(),

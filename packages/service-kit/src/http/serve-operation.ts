@@ -37,7 +37,9 @@ export function serveOperation(router: Router, name: ApiOperationName, handler: 
 /** The paths of the routes on `router` (not those of routers mounted in it). */
 function routePaths(router: Router): string[] {
   const stack = (router as unknown as { stack: { route?: { path: unknown } }[] }).stack;
-  return stack.flatMap((layer) => (typeof layer.route?.path === 'string' ? [layer.route.path] : []));
+  return stack.flatMap((layer) =>
+    typeof layer.route?.path === 'string' ? [layer.route.path] : [],
+  );
 }
 
 /**
@@ -65,7 +67,9 @@ export function checkServedOperations(service: ServiceName, router: Router): voi
       .map((name) => `${name} is routed without serveOperation`),
   ];
   if (problems.length > 0) {
-    throw new Error(`${service} serves other operations than the contracts say: ${problems.join('; ')}`);
+    throw new Error(
+      `${service} serves other operations than the contracts say: ${problems.join('; ')}`,
+    );
   }
 }
 

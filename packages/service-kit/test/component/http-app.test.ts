@@ -160,7 +160,9 @@ describe('createHttpApp', () => {
     const wrong = await fetch(`${base}/api/svc/updateContact`, { method: 'GET' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST, PUT');
-    expect((await jsonBody(wrong)).message).toBe('updateContact is called with POST or PUT, not GET');
+    expect((await jsonBody(wrong)).message).toBe(
+      'updateContact is called with POST or PUT, not GET',
+    );
   });
 
   test('when an operation gets an empty query value, then its input holds it for the schema to judge', async () => {
