@@ -121,9 +121,9 @@ async function startRuntime<C extends ServiceConfig>(
           });
         }
         parts.routes?.(router);
-        // The gateway answers its own operations and forwards the rest; every other service
-        // serves exactly the operations the contracts give it.
-        if (!options.publicFacing) checkServedOperations(service, router);
+        // Every service serves exactly the operations the contracts give it (the gateway its
+        // own; the ones it forwards are routed by name, without a route each).
+        checkServedOperations(service, router);
         expressApp.use(router);
       },
     });

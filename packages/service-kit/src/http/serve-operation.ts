@@ -1,4 +1,4 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import {
   API_OPERATIONS,
   API_OPERATION_PREFIX,
@@ -8,20 +8,23 @@ import {
 } from '@switchboard/contracts';
 import { AppError } from '../errors';
 
-type Handler = (req: Request, res: Response) => Promise<void>;
-
 /** The operations each router serves, for the check that a service serves exactly what it owns. */
 const served = new WeakMap<Router, Set<string>>();
 
 /**
- * Serves `/api/svc/<operation>` on the methods its definitions in the contracts list; any other
+ * Serves `/api/svc/<operation>` on the methods its definitions in the contracts list, through
+ * `handlers` (middleware such as the gateway's authentication, then the handler); any other
  * method answers 405 with an `Allow` header, so a wrong method is told apart from an unknown
  * operation.
  */
-export function serveOperation(router: Router, name: ApiOperationName, handler: Handler): void {
+export function serveOperation(
+  router: Router,
+  name: ApiOperationName,
+  ...handlers: [RequestHandler, ...RequestHandler[]]
+): void {
   const operation = API_OPERATIONS.get(name);
   if (!operation) throw new Error(`${name} is not a defined operation`);
-  for (const method of operation.methods) router[method](operation.path, handler);
+  for (const method of operation.methods) router[method](operation.path, ...handlers);
   const allowed = operation.methods.map((method) => method.toUpperCase());
   router.all(operation.path, (req, res) => {
     res.setHeader('Allow', allowed.join(', '));
@@ -49,10 +52,13 @@ function routePaths(router: Router): string[] {
  */
 export function checkServedOperations(service: ServiceName, router: Router): void {
   const expected = new Set(operationsServedBy(service).map((operation) => operation.name));
+  // Named operations only: not the gateway's forwarder (`/api/svc/:operation`), its document
+  // (`/api/svc/openapi.json`) or its event stream.
   const registered = new Set(
     routePaths(router)
       .filter((path) => path.startsWith(API_OPERATION_PREFIX))
-      .map((path) => path.slice(API_OPERATION_PREFIX.length)),
+      .map((path) => path.slice(API_OPERATION_PREFIX.length))
+      .filter((name) => /^[A-Za-z]+$/.test(name)),
   );
   const viaServeOperation = served.get(router) ?? new Set<string>();
   const problems = [

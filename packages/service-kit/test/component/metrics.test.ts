@@ -229,7 +229,7 @@ describe('service metrics', () => {
   });
 
   test('when two services run in one process, then each /metrics counts only its own traffic', async () => {
-    const start = (name: 'campaigns' | 'inbound') =>
+    const start = (name: 'webhooks' | 'inbound') =>
       startServiceRuntime({
         service: name,
         config,
@@ -239,7 +239,7 @@ describe('service metrics', () => {
           routes: (router) => router.get('/ping', (_req, res) => void res.json({ name })),
         }),
       });
-    const [one, two] = await Promise.all([start('campaigns'), start('inbound')]);
+    const [one, two] = await Promise.all([start('webhooks'), start('inbound')]);
     try {
       await fetch(`${one.url}/ping`);
       await fetch(`${one.url}/ping`);

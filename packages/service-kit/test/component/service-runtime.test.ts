@@ -81,7 +81,7 @@ describe('startServiceRuntime', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const service = await startServiceRuntime({
-      service: 'campaigns',
+      service: 'webhooks',
       config,
       useBroker: false,
       publicFacing: true,

@@ -19,6 +19,19 @@ describe('checkServedOperations', () => {
     expect(() => checkServedOperations('webhooks', Router())).not.toThrow();
   });
 
+  test('when the gateway serves its own operations beside its forwarder, document and event stream, then it may start', () => {
+    const router = Router();
+    for (const { name } of operationsServedBy('gateway')) serveOperation(router, name, answer);
+    router.get('/api/svc/openapi.json', answer);
+    router.get('/api/svc/events/stream', answer);
+    router.all('/api/svc/:operation', answer);
+    expect(() => checkServedOperations('gateway', router)).not.toThrow();
+    serveOperation(router, 'getContacts', answer);
+    expect(() => checkServedOperations('gateway', router)).toThrow(
+      'getContacts is handled but not an operation gateway owns',
+    );
+  });
+
   test('when an operation it owns has no handler, then the service refuses to start and names it', () => {
     expect(() => checkServedOperations('contacts', contactsRouter(['deleteGroup']))).toThrow(
       'contacts serves other operations than the contracts say: deleteGroup has no handler',

@@ -1,6 +1,6 @@
 import type { RequestHandler, Router } from 'express';
 import { API_OPERATIONS, buildOpenApiDocument, type MeResponse } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
+import { AppError, serveOperation } from '@switchboard/service-kit';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { ownerPath, rawPathOf } from '../../domain/public-paths';
 import type { OwnerService, ServiceProxy } from '../../outbound/service-proxy';
@@ -39,7 +39,7 @@ export function apiRoutes(
     res.json(openApiDocument);
   });
 
-  router.all('/api/svc/me', authenticate, (_req, res) => {
+  serveOperation(router, 'me', authenticate, (_req, res) => {
     const body: MeResponse = {
       status: 'success',
       organization: presentOrganization(authenticatedOrganization(res)),
