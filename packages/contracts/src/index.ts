@@ -26,4 +26,5 @@ export * from './http/ai-bot-api';
 export * from './http/flows-api';
 export * from './http/automated-replies-api';
 export * from './messaging-commands';
+export * from './operations';
 export * from './openapi';

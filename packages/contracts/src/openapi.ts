@@ -1,33 +1,8 @@
 import { z } from 'zod';
 import { ErrorResponseSchema } from './envelope';
-import { AI_BOT_OPERATIONS } from './http/ai-bot-api';
-import { AUTOMATED_REPLY_OPERATIONS } from './http/automated-replies-api';
-import { CAMPAIGN_OPERATIONS } from './http/campaigns-api';
-import { CONTACTS_OPERATIONS } from './http/contacts-api';
-import { FLOW_OPERATIONS } from './http/flows-api';
-import { GATEWAY_OPERATIONS } from './http/gateway-api';
-import { LIVE_EVENT_OPERATIONS } from './http/live-events-api';
-import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { Operation } from './http/operation';
-import { TEMPLATE_OPERATIONS } from './http/templates-api';
-import { CSRF_HEADER, SESSION_COOKIE, SESSION_OPERATIONS, USER_OPERATIONS } from './http/users-api';
-import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
-
-/** Every documented operation; an API file adds one line here. */
-export const ALL_OPERATIONS: readonly Operation[] = [
-  ...GATEWAY_OPERATIONS,
-  ...SESSION_OPERATIONS,
-  ...USER_OPERATIONS,
-  ...LIVE_EVENT_OPERATIONS,
-  ...WEBHOOK_OPERATIONS,
-  ...CONTACTS_OPERATIONS,
-  ...MESSAGING_OPERATIONS,
-  ...TEMPLATE_OPERATIONS,
-  ...CAMPAIGN_OPERATIONS,
-  ...AI_BOT_OPERATIONS,
-  ...FLOW_OPERATIONS,
-  ...AUTOMATED_REPLY_OPERATIONS,
-];
+import { CSRF_HEADER, SESSION_COOKIE } from './http/users-api';
+import { ALL_OPERATIONS } from './operations';
 
 type JsonSchema = Record<string, unknown>;
 export type OpenApiDocument = {

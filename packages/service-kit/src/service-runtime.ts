@@ -5,6 +5,7 @@ import { Broker, declareTopology } from './broker';
 import type { BaseConfig } from './config';
 import { createHttpApp } from './http/create-http-app';
 import { requireInternalSecret } from './http/internal-auth';
+import { checkServedOperations } from './http/serve-operation';
 import { startHttpServer, type PreRoute } from './http/start-http-server';
 import { createLeases, type Leases } from './leases';
 import { createLogger, type Logger } from './logger';
@@ -120,6 +121,9 @@ async function startRuntime<C extends ServiceConfig>(
           });
         }
         parts.routes?.(router);
+        // Every service serves exactly the operations the contracts give it (the gateway its
+        // own; the ones it forwards are routed by name, without a route each).
+        checkServedOperations(service, router);
         expressApp.use(router);
       },
     });

@@ -1,9 +1,7 @@
 import { EXCHANGES, ROUTING_KEYS } from '@switchboard/contracts';
 import {
-  apiPathsOwnedBy,
   createEventRelay,
   nextId,
-  notImplementedRoutes,
   startServiceRuntime,
   type PeriodicJob,
   type RunningService,
@@ -38,30 +36,6 @@ import { createServiceClients } from './outbound/service-clients';
 export interface StartOptions {
   responders?: { flow?: Responder; aiBot?: Responder };
 }
-
-const SERVED = new Set(
-  [
-    'getCampaigns',
-    'createCampaign',
-    'getCampaign',
-    'startCampaign',
-    'cancelCampaign',
-    'deleteCampaign',
-    'sendcampaigns',
-    'sendCampaignMessageToPhoneNumber',
-    'getAIBotSettings',
-    'updateAIBotSettings',
-    'getFlows',
-    'addFlow',
-    'updateFlow',
-    'deleteFlow',
-    'getAutomatedReplies',
-    'addAutomatedReply',
-    'updateAutomatedReply',
-    'deleteAutomatedReply',
-    'updateContactBots',
-  ].map((operation) => `/api/svc/${operation}`),
-);
 
 /** Campaigns: regular (to an audience), API (one message on call) and bot (matched by keywords). */
 export function startService(
@@ -187,10 +161,6 @@ export function startService(
           aiBotRoutes(router, aiBot.settings);
           flowRoutes(router, { flows, nextFlowId: () => nextId(db, 'flows'), logger });
           automatedReplyRoutes(router, replyDeps);
-          notImplementedRoutes(
-            router,
-            apiPathsOwnedBy('campaigns').filter((path) => !SERVED.has(path)),
-          );
         },
         startConsumers: async () => {
           if (broker) await consumeProgressEvents(broker, deps, config.PROGRESS_PREFETCH);

@@ -1,10 +1,8 @@
 import { CONSUMER_RETRY_DELAY_MS, EXCHANGES } from '@switchboard/contracts';
 import { createEventRelay } from '@switchboard/service-kit';
 import {
-  apiPathsOwnedBy,
   createIdBlocks,
   nextId,
-  notImplementedRoutes,
   reportReseal,
   serviceSecretBox,
   startPeriodicJob,
@@ -66,27 +64,6 @@ const COMMAND_SEND_GRACE_MS = 30 * 60_000;
 
 /** Up to 64 message ids per counter write; a block unused for a second is dropped. */
 const MESSAGE_ID_BLOCKS = { maxBlock: 64, maxAgeMs: 1000 };
-
-/** Operations of spec §4.3 owned by messaging and served here. */
-const SERVED = new Set(
-  [
-    'sendMessageToPhoneNumber',
-    'sendtemplatemessage',
-    'sendmedia',
-    'getMessageStatus',
-    'getMessages',
-    'getMedia',
-    'getConversations',
-    'markMessageRead',
-    'assignConversation',
-    'setConversationStatus',
-    'accountStatus',
-    'getTemplates',
-    'createTemplate',
-    'uploadTemplateMedia',
-    'deleteTemplate',
-  ].map((operation) => `/api/svc/${operation}`),
-);
 
 /** Channels, sending, provider events → domain state and events, and the messages API. */
 export function startService(config: MessagingConfig): Promise<RunningService<MessagingConfig>> {
@@ -233,10 +210,6 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
               allowPrivateUrls: config.ALLOW_PRIVATE_URLS,
             },
           });
-          notImplementedRoutes(
-            router,
-            apiPathsOwnedBy('messaging').filter((path) => !SERVED.has(path)),
-          );
         },
         startConsumers: async () => {
           if (!broker) return;

@@ -101,6 +101,7 @@ const AI_BOT_OPERATION = { auth: 'token', tags: ['ai bot'] } as const;
 
 export const AI_BOT_OPERATIONS = [
   defineOperation({
+    owner: 'campaigns',
     method: 'get',
     ...AI_BOT_OPERATION,
     path: '/api/svc/getAIBotSettings',
@@ -109,6 +110,7 @@ export const AI_BOT_OPERATIONS = [
     responses: { 200: AIBotSettingsResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...AI_BOT_OPERATION,
     path: '/api/svc/updateAIBotSettings',

@@ -176,6 +176,7 @@ const DELETE_REPLY = {
 
 export const AUTOMATED_REPLY_OPERATIONS = [
   defineOperation({
+    owner: 'campaigns',
     method: 'get',
     ...REPLY_OPERATION,
     path: '/api/svc/getAutomatedReplies',
@@ -185,6 +186,7 @@ export const AUTOMATED_REPLY_OPERATIONS = [
     responses: { 200: AutomatedRepliesResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...REPLY_OPERATION,
     path: '/api/svc/addAutomatedReply',
@@ -200,12 +202,14 @@ export const AUTOMATED_REPLY_OPERATIONS = [
     responses: { 201: AutomatedReplyResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'put',
     ...REPLY_OPERATION,
     path: '/api/svc/updateAutomatedReply',
     ...UPDATE_REPLY,
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...REPLY_OPERATION,
     path: '/api/svc/updateAutomatedReply',
@@ -213,12 +217,14 @@ export const AUTOMATED_REPLY_OPERATIONS = [
     operationId: 'updateAutomatedReplyWithPost',
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'delete',
     ...REPLY_OPERATION,
     path: '/api/svc/deleteAutomatedReply',
     ...DELETE_REPLY,
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...REPLY_OPERATION,
     path: '/api/svc/deleteAutomatedReply',
@@ -226,6 +232,7 @@ export const AUTOMATED_REPLY_OPERATIONS = [
     operationId: 'deleteAutomatedReplyWithPost',
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...REPLY_OPERATION,
     path: '/api/svc/updateContactBots',

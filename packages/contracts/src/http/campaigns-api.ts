@@ -251,6 +251,7 @@ const SEND_CAMPAIGN_DESCRIPTION =
 
 export const CAMPAIGN_OPERATIONS = [
   defineOperation({
+    owner: 'campaigns',
     method: 'get',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/getCampaigns',
@@ -260,6 +261,7 @@ export const CAMPAIGN_OPERATIONS = [
     responses: { 200: CampaignsResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/createCampaign',
@@ -272,6 +274,7 @@ export const CAMPAIGN_OPERATIONS = [
     responses: { 201: CampaignResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'get',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/getCampaign',
@@ -281,6 +284,7 @@ export const CAMPAIGN_OPERATIONS = [
     responses: { 200: CampaignResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/startCampaign',
@@ -290,6 +294,7 @@ export const CAMPAIGN_OPERATIONS = [
     responses: { 200: CampaignResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/cancelCampaign',
@@ -299,6 +304,7 @@ export const CAMPAIGN_OPERATIONS = [
     responses: { 200: CampaignResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/deleteCampaign',
@@ -308,6 +314,7 @@ export const CAMPAIGN_OPERATIONS = [
     responses: { 200: successResponse({}) },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/sendcampaigns',
@@ -318,6 +325,7 @@ export const CAMPAIGN_OPERATIONS = [
     responses: { 200: SendCampaignResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...CAMPAIGN_OPERATION,
     path: '/api/svc/sendCampaignMessageToPhoneNumber',

@@ -338,6 +338,7 @@ const UPDATE_CONTACT = {
 
 export const CONTACTS_OPERATIONS = [
   defineOperation({
+    owner: 'contacts',
     method: 'get',
     ...CONTACT_OPERATION,
     path: '/api/svc/getContacts',
@@ -350,6 +351,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 200: ContactsResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'get',
     ...CONTACT_OPERATION,
     path: '/api/svc/getSingleContact',
@@ -359,6 +361,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 200: ContactResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'post',
     ...CONTACT_OPERATION,
     path: '/api/svc/makeContact',
@@ -372,6 +375,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 200: ContactResponseSchema, 201: ContactResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'post',
     ...CONTACT_OPERATION,
     path: '/api/svc/updateContact',
@@ -379,6 +383,7 @@ export const CONTACTS_OPERATIONS = [
     ...UPDATE_CONTACT,
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'put',
     ...CONTACT_OPERATION,
     path: '/api/svc/updateContact',
@@ -386,6 +391,7 @@ export const CONTACTS_OPERATIONS = [
     ...UPDATE_CONTACT,
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'delete',
     ...CONTACT_OPERATION,
     path: '/api/svc/deleteContact',
@@ -395,6 +401,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 200: ContactResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'post',
     ...CONTACT_OPERATION,
     path: '/api/svc/updateAIBot',
@@ -404,6 +411,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 200: ContactResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'get',
     ...GROUP_OPERATION,
     path: '/api/svc/getGroups',
@@ -413,6 +421,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 200: GroupsResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'post',
     ...GROUP_OPERATION,
     path: '/api/svc/addGroup',
@@ -423,6 +432,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 201: GroupResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'put',
     ...GROUP_OPERATION,
     path: '/api/svc/updateGroup',
@@ -432,6 +442,7 @@ export const CONTACTS_OPERATIONS = [
     responses: { 200: GroupResponseSchema },
   }),
   defineOperation({
+    owner: 'contacts',
     method: 'delete',
     ...GROUP_OPERATION,
     path: '/api/svc/deleteGroup',

@@ -284,6 +284,7 @@ const DELETE_FLOW = {
 
 export const FLOW_OPERATIONS = [
   defineOperation({
+    owner: 'campaigns',
     method: 'get',
     ...FLOW_OPERATION,
     path: '/api/svc/getFlows',
@@ -293,6 +294,7 @@ export const FLOW_OPERATIONS = [
     responses: { 200: FlowsResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...FLOW_OPERATION,
     path: '/api/svc/addFlow',
@@ -306,6 +308,7 @@ export const FLOW_OPERATIONS = [
     responses: { 201: FlowResponseSchema },
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'put',
     ...FLOW_OPERATION,
     path: '/api/svc/updateFlow',
@@ -313,6 +316,7 @@ export const FLOW_OPERATIONS = [
     ...UPDATE_FLOW,
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...FLOW_OPERATION,
     path: '/api/svc/updateFlow',
@@ -320,6 +324,7 @@ export const FLOW_OPERATIONS = [
     ...UPDATE_FLOW,
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'delete',
     ...FLOW_OPERATION,
     path: '/api/svc/deleteFlow',
@@ -327,6 +332,7 @@ export const FLOW_OPERATIONS = [
     ...DELETE_FLOW,
   }),
   defineOperation({
+    owner: 'campaigns',
     method: 'post',
     ...FLOW_OPERATION,
     path: '/api/svc/deleteFlow',

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
 import { PlanSchema } from '../plans';
-import type { ServiceName } from '../service-names';
 import {
   ChannelSummarySchema,
   ChannelViewSchema,
@@ -79,6 +78,7 @@ export const TokenIdParamsSchema = z.object({ token_id: z.string().regex(/^tok_[
 
 export const GATEWAY_OPERATIONS = [
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/admin/organizations',
     operationId: 'createOrganization',
@@ -89,6 +89,7 @@ export const GATEWAY_OPERATIONS = [
     responses: { 201: CreateOrganizationResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/admin/organizations/{company_id}/tokens',
     operationId: 'createOrganizationToken',
@@ -99,6 +100,7 @@ export const GATEWAY_OPERATIONS = [
     responses: { 201: CreateTokenResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'delete',
     path: '/admin/tokens/{token_id}',
     operationId: 'revokeToken',
@@ -109,6 +111,7 @@ export const GATEWAY_OPERATIONS = [
     responses: { 200: RevokeTokenResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'put',
     path: '/admin/organizations/{company_id}/channel',
     operationId: 'updateChannel',
@@ -119,6 +122,7 @@ export const GATEWAY_OPERATIONS = [
     responses: { 200: successResponse({ channel: ChannelViewSchema }) },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/api/svc/me',
     operationId: 'me',
@@ -128,60 +132,3 @@ export const GATEWAY_OPERATIONS = [
     responses: { 200: MeResponseSchema },
   }),
 ];
-
-/** Every `/api/svc/<operation>` of spec §4.3 but `me` (and the campaign operations issue 7 adds), and the service that owns it (ARCHITECTURE §2). */
-export const API_OPERATION_OWNERS = {
-  sendMessageToPhoneNumber: 'messaging',
-  sendtemplatemessage: 'messaging',
-  sendmedia: 'messaging',
-  sendCampaignMessageToPhoneNumber: 'campaigns',
-  getConversations: 'messaging',
-  // The human inbox.
-  assignConversation: 'messaging',
-  setConversationStatus: 'messaging',
-  getMessages: 'messaging',
-  getMessageStatus: 'messaging',
-  // Beyond the spec's table: read receipts (and typing) for messages the contact sent.
-  markMessageRead: 'messaging',
-  // Beyond the spec's table: the files contacts send.
-  getMedia: 'messaging',
-  getContacts: 'contacts',
-  getSingleContact: 'contacts',
-  makeContact: 'contacts',
-  updateContact: 'contacts',
-  deleteContact: 'contacts',
-  updateAIBot: 'contacts',
-  getGroups: 'contacts',
-  addGroup: 'contacts',
-  updateGroup: 'contacts',
-  deleteGroup: 'contacts',
-  getTemplates: 'messaging',
-  createTemplate: 'messaging',
-  uploadTemplateMedia: 'messaging',
-  deleteTemplate: 'messaging',
-  getCampaigns: 'campaigns',
-  sendcampaigns: 'campaigns',
-  // Beyond the spec's table: campaigns are prepared over the API too.
-  createCampaign: 'campaigns',
-  getCampaign: 'campaigns',
-  startCampaign: 'campaigns',
-  cancelCampaign: 'campaigns',
-  deleteCampaign: 'campaigns',
-  getAutomatedReplies: 'campaigns',
-  addAutomatedReply: 'campaigns',
-  updateAutomatedReply: 'campaigns',
-  deleteAutomatedReply: 'campaigns',
-  // Issue 8: the AI bot's settings per organization (the per-contact switch is updateAIBot).
-  getAIBotSettings: 'campaigns',
-  updateAIBotSettings: 'campaigns',
-  // Beyond the spec's table: flows are managed over the API.
-  getFlows: 'campaigns',
-  addFlow: 'campaigns',
-  updateFlow: 'campaigns',
-  deleteFlow: 'campaigns',
-  // Beyond the spec's table: an operator turns automated answers back on for a contact.
-  updateContactBots: 'campaigns',
-  accountStatus: 'messaging',
-} as const satisfies Record<string, Extract<ServiceName, 'messaging' | 'contacts' | 'campaigns'>>;
-export type ApiOperationName = keyof typeof API_OPERATION_OWNERS;
-export type ApiOperationOwner = (typeof API_OPERATION_OWNERS)[ApiOperationName];

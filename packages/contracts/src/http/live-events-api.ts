@@ -54,6 +54,7 @@ export const LIVE_EVENTS_DESCRIPTION =
 
 export const LIVE_EVENT_OPERATIONS = [
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: LIVE_EVENTS_PATH,
     operationId: 'streamLiveEvents',

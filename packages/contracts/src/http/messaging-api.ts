@@ -515,6 +515,7 @@ const QUOTA_NOTE =
 
 export const MESSAGING_OPERATIONS = [
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     ...MESSAGE_OPERATION,
     path: '/api/svc/sendMessageToPhoneNumber',
@@ -538,6 +539,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: SendMessageResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     ...MESSAGE_OPERATION,
     path: '/api/svc/sendtemplatemessage',
@@ -554,6 +556,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: SendMessageResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     ...MESSAGE_OPERATION,
     path: '/api/svc/sendmedia',
@@ -574,6 +577,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: SendMessageResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     ...MESSAGE_OPERATION,
     path: '/api/svc/markMessageRead',
@@ -588,6 +592,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: MarkMessageReadResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'get',
     ...MESSAGE_OPERATION,
     path: '/api/svc/getMessageStatus',
@@ -597,6 +602,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: MessageStatusResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'get',
     ...MESSAGE_OPERATION,
     path: '/api/svc/getMessages',
@@ -606,6 +612,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: MessagesResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'get',
     ...MESSAGE_OPERATION,
     path: '/api/svc/getMedia',
@@ -621,6 +628,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: z.string() },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'get',
     auth: 'token',
     tags: ['conversations'],
@@ -635,6 +643,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: ConversationsResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     auth: 'token_or_session',
     tags: ['conversations'],
@@ -649,6 +658,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: ConversationStateResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     auth: 'token_or_session',
     tags: ['conversations'],
@@ -662,6 +672,7 @@ export const MESSAGING_OPERATIONS = [
     responses: { 200: ConversationStateResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'get',
     auth: 'token',
     tags: ['account'],

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ServiceName } from '../service-names';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
 
@@ -9,8 +10,18 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
  */
 export type OperationAuth = 'token' | 'session' | 'token_or_session' | 'admin' | 'none';
 
-/** One HTTP operation, described once for validation and for the OpenAPI document. */
+/**
+ * One HTTP operation, described once: for validation, for the OpenAPI document, for the gateway's
+ * routing and for the service that serves it (see `operations.ts`). An operation that accepts a
+ * second method (`updateContact` by POST or PUT) is a second definition of the same path, so the
+ * document describes each method; the route accepts every method its path is defined with.
+ */
 export interface Operation {
+  /**
+   * The service that answers it. The gateway forwards an `/api/svc/<name>` operation to its owner,
+   * and the owner must serve it (`serveOperation`), or it refuses to start.
+   */
+  owner: ServiceName;
   method: HttpMethod;
   /** OpenAPI path template, e.g. `/admin/organizations/{company_id}/tokens`. */
   path: string;

@@ -311,6 +311,7 @@ const TEMPLATE_OPERATION = { auth: 'token', tags: ['templates'] } as const;
 
 export const TEMPLATE_OPERATIONS = [
   defineOperation({
+    owner: 'messaging',
     method: 'get',
     ...TEMPLATE_OPERATION,
     path: '/api/svc/getTemplates',
@@ -323,6 +324,7 @@ export const TEMPLATE_OPERATIONS = [
     responses: { 200: TemplatesResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     ...TEMPLATE_OPERATION,
     path: '/api/svc/createTemplate',
@@ -337,6 +339,7 @@ export const TEMPLATE_OPERATIONS = [
     responses: { 201: TemplateResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     ...TEMPLATE_OPERATION,
     path: '/api/svc/uploadTemplateMedia',
@@ -351,6 +354,7 @@ export const TEMPLATE_OPERATIONS = [
     responses: { 200: UploadTemplateMediaResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'post',
     ...TEMPLATE_OPERATION,
     path: '/api/svc/deleteTemplate',
@@ -360,6 +364,7 @@ export const TEMPLATE_OPERATIONS = [
     responses: { 200: DeleteTemplateResponseSchema },
   }),
   defineOperation({
+    owner: 'messaging',
     method: 'delete',
     ...TEMPLATE_OPERATION,
     path: '/api/svc/deleteTemplate',

@@ -182,6 +182,7 @@ export type OrganizationOwner = z.infer<typeof OrganizationOwnerSchema>;
 /** The gateway's own `/api/svc` operations: answered by the gateway, never forwarded. */
 export const USER_OPERATIONS = [
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/api/svc/getAgents',
     operationId: 'getAgents',
@@ -192,6 +193,7 @@ export const USER_OPERATIONS = [
     responses: { 200: AgentsResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/api/svc/addAgent',
     operationId: 'addAgent',
@@ -205,6 +207,7 @@ export const USER_OPERATIONS = [
     responses: { 201: AddAgentResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/api/svc/updateAgent',
     operationId: 'updateAgent',
@@ -215,6 +218,7 @@ export const USER_OPERATIONS = [
     responses: { 200: AgentResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'delete',
     path: '/api/svc/deleteAgent',
     operationId: 'deleteAgent',
@@ -225,6 +229,7 @@ export const USER_OPERATIONS = [
     responses: { 200: DeleteAgentResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/api/svc/getTokens',
     operationId: 'getTokens',
@@ -235,6 +240,7 @@ export const USER_OPERATIONS = [
     responses: { 200: TokensResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/api/svc/createToken',
     operationId: 'createToken',
@@ -245,6 +251,7 @@ export const USER_OPERATIONS = [
     responses: { 201: CreateNamedTokenResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'delete',
     path: '/api/svc/deleteToken',
     operationId: 'deleteToken',
@@ -256,19 +263,9 @@ export const USER_OPERATIONS = [
   }),
 ];
 
-/** The gateway's own `/api/svc/<operation>` names (me aside), in the spelling clients use. */
-export const GATEWAY_API_OPERATIONS = [
-  'getAgents',
-  'addAgent',
-  'updateAgent',
-  'deleteAgent',
-  'getTokens',
-  'createToken',
-  'deleteToken',
-] as const;
-
 export const SESSION_OPERATIONS = [
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/sign-in',
     operationId: 'signIn',
@@ -279,6 +276,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: SessionResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/auth/session',
     operationId: 'getSession',
@@ -288,6 +286,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: SessionResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/sign-out',
     operationId: 'signOut',
@@ -297,6 +296,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: SignedOutResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/change-password',
     operationId: 'changePassword',
@@ -307,6 +307,7 @@ export const SESSION_OPERATIONS = [
     responses: { 200: PasswordChangedResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/auth/accept-invitation',
     operationId: 'acceptInvitation',

@@ -187,6 +187,7 @@ const withId = { params: WebhookIdParamsSchema };
 
 export const WEBHOOK_OPERATIONS = [
   defineOperation({
+    owner: 'webhooks',
     method: 'post',
     path: '/developer/webhooks',
     operationId: 'createWebhook',
@@ -197,6 +198,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 201: WebhookResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'get',
     path: '/developer/webhooks',
     operationId: 'listWebhooks',
@@ -207,6 +209,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: WebhookListResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'get',
     path: '/developer/webhooks/{id}',
     operationId: 'getWebhook',
@@ -217,6 +220,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: WebhookResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'put',
     path: '/developer/webhooks/{id}',
     operationId: 'updateWebhook',
@@ -227,6 +231,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: WebhookResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'delete',
     path: '/developer/webhooks/{id}',
     operationId: 'deleteWebhook',
@@ -237,6 +242,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: DeleteWebhookResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'post',
     path: '/developer/webhooks/{id}/toggle',
     operationId: 'toggleWebhook',
@@ -249,6 +255,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: WebhookResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'post',
     path: '/developer/webhooks/{id}/test',
     operationId: 'testWebhook',
@@ -262,6 +269,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: TestWebhookResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'post',
     path: '/developer/webhooks/{id}/rotate-secret',
     operationId: 'rotateWebhookSecret',
@@ -272,6 +280,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: WebhookResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'get',
     path: '/developer/webhooks/{id}/logs',
     operationId: 'listWebhookLogs',
@@ -282,6 +291,7 @@ export const WEBHOOK_OPERATIONS = [
     responses: { 200: DeliveryLogListResponseSchema },
   }),
   defineOperation({
+    owner: 'webhooks',
     method: 'post',
     path: '/developer/webhooks/{id}/logs/{log_id}/redeliver',
     operationId: 'redeliverWebhookLog',

@@ -2,7 +2,10 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import {
   ALL_OPERATIONS,
+  API_OPERATIONS,
   API_OPERATION_OWNERS,
+  apiOperationsOf,
+  operationsServedBy,
   GATEWAY_OPERATIONS,
   buildOpenApiDocument,
 } from '../../src';
@@ -139,13 +142,23 @@ describe('gateway operations', () => {
     ]);
   });
 
-  test('when the owners of the API operations are listed, then the 28 of the published API besides me are routed, with the 5 further campaign operations, the 2 AI bot settings, 4 flow operations and updateContactBots, markMessageRead, getMedia, assignConversation and setConversationStatus', () => {
-    expect(Object.keys(API_OPERATION_OWNERS)).toHaveLength(28 + 5 + 2 + 4 + 1 + 1 + 1 + 2);
+  test("when the routing table is derived from the definitions, then every /api/svc operation but the gateway's own is forwarded to the service its definitions name", () => {
+    const forwarded = [...API_OPERATIONS.values()].filter(({ owner }) => owner !== 'gateway');
+    expect(Object.keys(API_OPERATION_OWNERS).sort()).toEqual(
+      forwarded.map(({ name }) => name).sort(),
+    );
+    for (const operation of ALL_OPERATIONS.filter(({ path }) => /^\/api\/svc\/\w+$/.test(path))) {
+      expect(API_OPERATIONS.get(operation.path.slice('/api/svc/'.length) as never)).toMatchObject({
+        owner: operation.owner,
+        methods: expect.arrayContaining([operation.method]),
+      });
+    }
     expect(API_OPERATION_OWNERS.getMedia).toBe('messaging');
     expect(API_OPERATION_OWNERS.assignConversation).toBe('messaging');
     expect(API_OPERATION_OWNERS.setConversationStatus).toBe('messaging');
     expect(API_OPERATION_OWNERS.updateContactBots).toBe('campaigns');
     expect(API_OPERATION_OWNERS).not.toHaveProperty('me');
+    expect(API_OPERATION_OWNERS).not.toHaveProperty('getAgents');
     expect(new Set(Object.values(API_OPERATION_OWNERS))).toEqual(
       new Set(['messaging', 'contacts', 'campaigns']),
     );
@@ -154,5 +167,18 @@ describe('gateway operations', () => {
     expect(API_OPERATION_OWNERS.accountStatus).toBe('messaging');
     expect(API_OPERATION_OWNERS.getAIBotSettings).toBe('campaigns');
     expect(API_OPERATION_OWNERS.updateAIBotSettings).toBe('campaigns');
+  });
+
+  test('when an operation accepts two methods, then its route takes both, in the order defined', () => {
+    expect(API_OPERATIONS.get('updateContact')?.methods).toEqual(['post', 'put']);
+    expect(API_OPERATIONS.get('deleteFlow')?.methods).toEqual(['delete', 'post']);
+    expect(operationsServedBy('contacts').map(({ name }) => name)).toContain('updateContact');
+  });
+
+  test('when two definitions of one path name different owners, then the registry refuses them', () => {
+    const [first] = ALL_OPERATIONS.filter(({ path }) => path === '/api/svc/updateContact');
+    expect(() =>
+      apiOperationsOf([first!, { ...first!, method: 'put', owner: 'messaging' }]),
+    ).toThrow('updateContact is defined with two owners, contacts and messaging');
   });
 });

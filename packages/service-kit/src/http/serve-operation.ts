@@ -1,29 +1,82 @@
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
+import {
+  API_OPERATIONS,
+  API_OPERATION_PREFIX,
+  operationsServedBy,
+  type ApiOperationName,
+  type ServiceName,
+} from '@switchboard/contracts';
 import { AppError } from '../errors';
 
-export type OperationMethod = 'get' | 'post' | 'put' | 'delete';
-type Handler = (req: Request, res: Response) => Promise<void>;
+/** The operations each router serves, for the check that a service serves exactly what it owns. */
+const served = new WeakMap<Router, Set<string>>();
 
 /**
- * Serves `/api/svc/<operation>` on the methods the API lists for it; any other method answers
- * 405 with an `Allow` header, so a wrong method is told apart from an unknown operation.
+ * Serves `/api/svc/<operation>` on the methods its definitions in the contracts list, through
+ * `handlers` (middleware such as the gateway's authentication, then the handler); any other
+ * method answers 405 with an `Allow` header, so a wrong method is told apart from an unknown
+ * operation.
  */
 export function serveOperation(
   router: Router,
-  operation: string,
-  methods: readonly OperationMethod[],
-  handler: Handler,
+  name: ApiOperationName,
+  ...handlers: [RequestHandler, ...RequestHandler[]]
 ): void {
-  const path = `/api/svc/${operation}`;
-  for (const method of methods) router[method](path, handler);
-  const allowed = methods.map((method) => method.toUpperCase());
-  router.all(path, (req, res) => {
+  const operation = API_OPERATIONS.get(name);
+  if (!operation) throw new Error(`${name} is not a defined operation`);
+  for (const method of operation.methods) router[method](operation.path, ...handlers);
+  const allowed = operation.methods.map((method) => method.toUpperCase());
+  router.all(operation.path, (req, res) => {
     res.setHeader('Allow', allowed.join(', '));
     throw new AppError(
       'method_not_allowed',
-      `${operation} is called with ${allowed.join(' or ')}, not ${req.method}`,
+      `${name} is called with ${allowed.join(' or ')}, not ${req.method}`,
     );
   });
+  const names = served.get(router) ?? new Set<string>();
+  served.set(router, names.add(name));
+}
+
+/** The paths of the routes on `router` (not those of routers mounted in it). */
+function routePaths(router: Router): string[] {
+  const stack = (router as unknown as { stack: { route?: { path: unknown } }[] }).stack;
+  return stack.flatMap((layer) =>
+    typeof layer.route?.path === 'string' ? [layer.route.path] : [],
+  );
+}
+
+/**
+ * Refuses a service whose routes differ from the operations the contracts give it: an operation
+ * it owns without a handler (the gateway would forward it into a 404), an `/api/svc` handler for
+ * an operation it does not own (never reached), or one registered without `serveOperation`.
+ */
+export function checkServedOperations(service: ServiceName, router: Router): void {
+  const expected = new Set(operationsServedBy(service).map((operation) => operation.name));
+  // Named operations only: not the gateway's forwarder (`/api/svc/:operation`), its document
+  // (`/api/svc/openapi.json`) or its event stream.
+  const registered = new Set(
+    routePaths(router)
+      .filter((path) => path.startsWith(API_OPERATION_PREFIX))
+      .map((path) => path.slice(API_OPERATION_PREFIX.length))
+      .filter((name) => /^[A-Za-z]+$/.test(name)),
+  );
+  const viaServeOperation = served.get(router) ?? new Set<string>();
+  const problems = [
+    ...[...expected]
+      .filter((name) => !registered.has(name))
+      .map((name) => `${name} has no handler`),
+    ...[...registered]
+      .filter((name) => !expected.has(name as ApiOperationName))
+      .map((name) => `${name} is handled but not an operation ${service} owns`),
+    ...[...registered]
+      .filter((name) => expected.has(name as ApiOperationName) && !viaServeOperation.has(name))
+      .map((name) => `${name} is routed without serveOperation`),
+  ];
+  if (problems.length > 0) {
+    throw new Error(
+      `${service} serves other operations than the contracts say: ${problems.join('; ')}`,
+    );
+  }
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

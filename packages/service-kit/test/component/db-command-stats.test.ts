@@ -26,7 +26,7 @@ afterAll(() => dropDatabasesWithPrefix(prefix));
 /** A service that writes and reads one document per request, as a send does in small. */
 async function startService(flags: Record<string, string>) {
   return startServiceRuntime({
-    service: 'contacts',
+    service: 'inbound',
     config: configWith(flags),
     useBroker: false,
     setup: ({ db }) => ({

@@ -35,8 +35,11 @@ beforeAll(async () => {
       router.get('/echo', (req, res) => {
         res.json({ query: req.query });
       });
-      serveOperation(router, 'listThings', ['get'], async (req, res) => {
+      serveOperation(router, 'getContacts', async (req, res) => {
         res.json({ input: operationInput(req) });
+      });
+      serveOperation(router, 'updateContact', async (req, res) => {
+        res.json({ method: req.method });
       });
       router.get('/conflict', () => {
         throw new AppError('conflict', 'Already there', { details: { id: 7 } });
@@ -149,8 +152,21 @@ describe('createHttpApp', () => {
     expect(await jsonBody(allowed)).toEqual({ company_id: 42 });
   });
 
+  test('when an operation is called, then it answers on each method its definitions list, and 405 naming them on any other', async () => {
+    for (const method of ['POST', 'PUT']) {
+      const response = await fetch(`${base}/api/svc/updateContact`, { method });
+      expect(await jsonBody(response)).toEqual({ method });
+    }
+    const wrong = await fetch(`${base}/api/svc/updateContact`, { method: 'GET' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('POST, PUT');
+    expect((await jsonBody(wrong)).message).toBe(
+      'updateContact is called with POST or PUT, not GET',
+    );
+  });
+
   test('when an operation gets an empty query value, then its input holds it for the schema to judge', async () => {
-    const response = await fetch(`${base}/api/svc/listThings?page=&type=api`);
+    const response = await fetch(`${base}/api/svc/getContacts?page=&type=api`);
     expect(await jsonBody(response)).toEqual({ input: { page: '', type: 'api' } });
   });
 

@@ -107,7 +107,7 @@ describe('service metrics', () => {
     let service: RunningService<ServiceConfig> | undefined;
     try {
       service = await startServiceRuntime({
-        service: 'contacts',
+        service: 'inbound',
         config: { ...config, AMQP_URL: vhost.url },
         topology: [{ kind: 'queue', name: queue, owner: 'contacts', role: 'work', arguments: {} }],
         setup: ({ broker }) => {
@@ -155,9 +155,9 @@ describe('service metrics', () => {
       });
       const secret = { 'x-internal-secret': config.INTERNAL_API_SECRET };
       const before = await scrape(service.url);
-      expect(sample(before, 'switchboard_broker_connected', { service: 'contacts' })).toBe(1);
+      expect(sample(before, 'switchboard_broker_connected', { service: 'inbound' })).toBe(1);
       expect(sample(before, 'switchboard_outbound_breaker_state', { client: 'remote' })).toBe(0);
-      expect(before).toMatch(/^process_cpu_user_seconds_total\{service="contacts"\} /m);
+      expect(before).toMatch(/^process_cpu_user_seconds_total\{service="inbound"\} /m);
 
       for (let i = 0; i < 2; i++) {
         await fetch(`${service.url}/internal/things/${i}`, { headers: secret });
@@ -229,7 +229,7 @@ describe('service metrics', () => {
   });
 
   test('when two services run in one process, then each /metrics counts only its own traffic', async () => {
-    const start = (name: 'campaigns' | 'inbound') =>
+    const start = (name: 'webhooks' | 'inbound') =>
       startServiceRuntime({
         service: name,
         config,
@@ -239,7 +239,7 @@ describe('service metrics', () => {
           routes: (router) => router.get('/ping', (_req, res) => void res.json({ name })),
         }),
       });
-    const [one, two] = await Promise.all([start('campaigns'), start('inbound')]);
+    const [one, two] = await Promise.all([start('webhooks'), start('inbound')]);
     try {
       await fetch(`${one.url}/ping`);
       await fetch(`${one.url}/ping`);

@@ -28,7 +28,7 @@ afterAll(() => dropDatabasesWithPrefix(prefix));
 describe('startServiceRuntime', () => {
   test('when started, then it is ready with its own database and the broker, and internal routes need the secret', async () => {
     const service = await startServiceRuntime({
-      service: 'contacts',
+      service: 'inbound',
       config,
       setup: () => ({}),
     });
@@ -38,12 +38,12 @@ describe('startServiceRuntime', () => {
         status: 'ok',
         checks: { shutdown: true, database: true, broker: true },
       });
-      expect(service.db.name).toBe(`${prefix}contacts`);
+      expect(service.db.name).toBe(`${prefix}inbound`);
       expect((await fetch(`${service.url}/internal/info`)).status).toBe(403);
       const info = await fetch(`${service.url}/internal/info`, {
         headers: { 'x-internal-secret': config.INTERNAL_API_SECRET },
       });
-      expect(await info.json()).toEqual({ status: 'success', service: 'contacts' });
+      expect(await info.json()).toEqual({ status: 'success', service: 'inbound' });
     } finally {
       await service.stop();
     }
@@ -81,7 +81,7 @@ describe('startServiceRuntime', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const service = await startServiceRuntime({
-      service: 'campaigns',
+      service: 'webhooks',
       config,
       useBroker: false,
       publicFacing: true,

@@ -12,13 +12,13 @@ import {
 
 /** The AI bot's settings per organization; the key is never answered back. */
 export function aiBotRoutes(router: Router, deps: AiBotSettingsDeps): void {
-  serveOperation(router, 'getAIBotSettings', ['get'], async (req, res) => {
+  serveOperation(router, 'getAIBotSettings', async (req, res) => {
     const { company_id } = orgContext(req);
     const settings = await getAiBotSettings(deps, company_id);
     res.json({ status: 'success', settings } satisfies AIBotSettingsResponse);
   });
 
-  serveOperation(router, 'updateAIBotSettings', ['post'], async (req, res) => {
+  serveOperation(router, 'updateAIBotSettings', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(UpdateAIBotSettingsRequestSchema, operationInput(req));
     const settings = await updateAiBotSettings(deps, company_id, request);

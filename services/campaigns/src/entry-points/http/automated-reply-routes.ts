@@ -24,7 +24,7 @@ export interface AutomatedReplyRouteDeps extends ReplyDeps, ContactBotsDeps {}
 
 /** The API's automated replies; update and delete also answer POST, for form clients. */
 export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDeps): void {
-  serveOperation(router, 'getAutomatedReplies', ['get'], async (req, res) => {
+  serveOperation(router, 'getAutomatedReplies', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetAutomatedRepliesQuerySchema, operationInput(req));
     const { replies, meta } = await listReplies(deps, company_id, query);
@@ -35,7 +35,7 @@ export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDe
     } satisfies AutomatedRepliesResponse);
   });
 
-  serveOperation(router, 'addAutomatedReply', ['post'], async (req, res) => {
+  serveOperation(router, 'addAutomatedReply', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(AddAutomatedReplyRequestSchema, operationInput(req));
     const reply = await addReply(deps, company_id, request);
@@ -44,21 +44,21 @@ export function automatedReplyRoutes(router: Router, deps: AutomatedReplyRouteDe
       .json({ status: 'success', reply: presentReply(reply) } satisfies AutomatedReplyResponse);
   });
 
-  serveOperation(router, 'updateAutomatedReply', ['put', 'post'], async (req, res) => {
+  serveOperation(router, 'updateAutomatedReply', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(UpdateAutomatedReplyRequestSchema, operationInput(req));
     const reply = await updateReply(deps, company_id, request);
     res.json({ status: 'success', reply: presentReply(reply) } satisfies AutomatedReplyResponse);
   });
 
-  serveOperation(router, 'deleteAutomatedReply', ['delete', 'post'], async (req, res) => {
+  serveOperation(router, 'deleteAutomatedReply', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id } = parseInput(AutomatedReplyIdRequestSchema, operationInput(req));
     const reply = await deleteReply(deps, company_id, id);
     res.json({ status: 'success', reply: presentReply(reply) } satisfies AutomatedReplyResponse);
   });
 
-  serveOperation(router, 'updateContactBots', ['post'], async (req, res) => {
+  serveOperation(router, 'updateContactBots', async (req, res) => {
     const { company_id } = orgContext(req);
     const { contact_id, enabled } = parseInput(UpdateContactBotsRequestSchema, operationInput(req));
     await setContactBots(deps, company_id, contact_id, enabled);

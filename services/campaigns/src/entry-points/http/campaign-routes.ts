@@ -23,7 +23,7 @@ import { startCampaign } from '../../domain/start-campaign';
 
 /** The API's campaign operations: the published three, and creating, reading, starting, canceling and deleting. */
 export function campaignRoutes(router: Router, deps: CampaignsDeps): void {
-  serveOperation(router, 'getCampaigns', ['get'], async (req, res) => {
+  serveOperation(router, 'getCampaigns', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetCampaignsQuerySchema, operationInput(req));
     const { campaigns, meta } = await listCampaigns(deps, company_id, query);
@@ -34,7 +34,7 @@ export function campaignRoutes(router: Router, deps: CampaignsDeps): void {
     } satisfies CampaignsResponse);
   });
 
-  serveOperation(router, 'createCampaign', ['post'], async (req, res) => {
+  serveOperation(router, 'createCampaign', async (req, res) => {
     const organization = orgContext(req);
     const request = parseInput(CreateCampaignRequestSchema, operationInput(req));
     const campaign = await createCampaign(deps, organization, request);
@@ -44,14 +44,14 @@ export function campaignRoutes(router: Router, deps: CampaignsDeps): void {
     } satisfies CampaignResponse);
   });
 
-  serveOperation(router, 'getCampaign', ['get'], async (req, res) => {
+  serveOperation(router, 'getCampaign', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
     const campaign = await findCampaign(deps, company_id, id);
     res.json({ status: 'success', campaign: presentCampaign(campaign) } satisfies CampaignResponse);
   });
 
-  serveOperation(router, 'startCampaign', ['post'], async (req, res) => {
+  serveOperation(router, 'startCampaign', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
     await findCampaign(deps, company_id, id);
@@ -59,22 +59,22 @@ export function campaignRoutes(router: Router, deps: CampaignsDeps): void {
     res.json({ status: 'success', campaign: presentCampaign(campaign) } satisfies CampaignResponse);
   });
 
-  serveOperation(router, 'cancelCampaign', ['post'], async (req, res) => {
+  serveOperation(router, 'cancelCampaign', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
     const campaign = await cancelCampaign(deps, company_id, id);
     res.json({ status: 'success', campaign: presentCampaign(campaign) } satisfies CampaignResponse);
   });
 
-  serveOperation(router, 'deleteCampaign', ['post'], async (req, res) => {
+  serveOperation(router, 'deleteCampaign', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id } = parseInput(CampaignIdRequestSchema, operationInput(req));
     await deleteCampaign(deps, company_id, id);
     res.json({ status: 'success' });
   });
 
-  for (const operation of ['sendcampaigns', 'sendCampaignMessageToPhoneNumber']) {
-    serveOperation(router, operation, ['post'], async (req, res) => {
+  for (const operation of ['sendcampaigns', 'sendCampaignMessageToPhoneNumber'] as const) {
+    serveOperation(router, operation, async (req, res) => {
       const organization = orgContext(req);
       const request = parseInput(SendCampaignRequestSchema, operationInput(req));
       const sent = await sendApiCampaign(

@@ -27,7 +27,7 @@ const contactResponse = (contact: Contact): ContactResponse => ({ status: 'succe
 
 /** The contact operations of the published REST API, for the organization the gateway names. */
 export function contactRoutes(router: Router, deps: ContactsDeps): void {
-  serveOperation(router, 'getContacts', ['get'], async (req, res) => {
+  serveOperation(router, 'getContacts', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetContactsQuerySchema, operationInput(req));
     if (wantsPage(query)) {
@@ -41,32 +41,32 @@ export function contactRoutes(router: Router, deps: ContactsDeps): void {
     await sendContactStream(res, await listAllContacts(deps, company_id, query));
   });
 
-  serveOperation(router, 'getSingleContact', ['get'], async (req, res) => {
+  serveOperation(router, 'getSingleContact', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetSingleContactQuerySchema, operationInput(req));
     res.json(contactResponse(await getSingleContact(deps, company_id, query)));
   });
 
-  serveOperation(router, 'makeContact', ['post'], async (req, res) => {
+  serveOperation(router, 'makeContact', async (req, res) => {
     const organization = orgContext(req);
     const request = parseInput(MakeContactRequestSchema, operationInput(req));
     const { contact, created } = await makeContact(deps, organization, request);
     res.status(created ? 201 : 200).json(contactResponse(contact));
   });
 
-  serveOperation(router, 'updateContact', ['post', 'put'], async (req, res) => {
+  serveOperation(router, 'updateContact', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(UpdateContactRequestSchema, operationInput(req));
     res.json(contactResponse(await updateContact(deps, company_id, request)));
   });
 
-  serveOperation(router, 'deleteContact', ['delete'], async (req, res) => {
+  serveOperation(router, 'deleteContact', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id } = parseInput(ContactIdRequestSchema, operationInput(req));
     res.json(contactResponse(await deleteContact(deps, company_id, id)));
   });
 
-  serveOperation(router, 'updateAIBot', ['post'], async (req, res) => {
+  serveOperation(router, 'updateAIBot', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(UpdateAIBotRequestSchema, operationInput(req));
     res.json(contactResponse(await updateAIBot(deps, company_id, request)));

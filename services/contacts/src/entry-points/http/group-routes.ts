@@ -17,7 +17,7 @@ const YES = new Set(['yes', 'true', '1']);
 
 /** The group operations of the published REST API. */
 export function groupRoutes(router: Router, deps: ContactsDeps): void {
-  serveOperation(router, 'getGroups', ['get'], async (req, res) => {
+  serveOperation(router, 'getGroups', async (req, res) => {
     const { company_id } = orgContext(req);
     const { showContacts, ...paging } = parseInput(GetGroupsQuerySchema, operationInput(req));
     const withMembers = showContacts !== undefined && YES.has(showContacts);
@@ -28,19 +28,19 @@ export function groupRoutes(router: Router, deps: ContactsDeps): void {
     res.json(body);
   });
 
-  serveOperation(router, 'addGroup', ['post'], async (req, res) => {
+  serveOperation(router, 'addGroup', async (req, res) => {
     const { company_id } = orgContext(req);
     const { name } = parseInput(AddGroupRequestSchema, operationInput(req));
     res.status(201).json(groupResponse(await addGroup(deps, company_id, name)));
   });
 
-  serveOperation(router, 'updateGroup', ['put'], async (req, res) => {
+  serveOperation(router, 'updateGroup', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id, name } = parseInput(UpdateGroupRequestSchema, operationInput(req));
     res.json(groupResponse(await renameGroup(deps, company_id, id, name)));
   });
 
-  serveOperation(router, 'deleteGroup', ['delete'], async (req, res) => {
+  serveOperation(router, 'deleteGroup', async (req, res) => {
     const { company_id } = orgContext(req);
     const { id } = parseInput(GroupIdRequestSchema, operationInput(req));
     res.json(groupResponse(await deleteGroup(deps, company_id, id)));

@@ -1,22 +1,23 @@
 import type { RequestHandler, Router } from 'express';
-import {
-  API_OPERATION_OWNERS,
-  buildOpenApiDocument,
-  type MeResponse,
-} from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
+import { API_OPERATIONS, buildOpenApiDocument, type MeResponse } from '@switchboard/contracts';
+import { AppError, serveOperation } from '@switchboard/service-kit';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { ownerPath, rawPathOf } from '../../domain/public-paths';
-import type { ServiceProxy } from '../../outbound/service-proxy';
+import type { OwnerService, ServiceProxy } from '../../outbound/service-proxy';
 import { authenticatedOrganization, requireToken } from './authenticate';
 import { callerOf } from './authenticate-caller';
 import { EDGE_CHECKED_OPERATIONS, type EdgeCheck } from './check-assignee';
 import { presentOrganization } from '../../domain/present-organization';
 import type { RateLimits } from './rate-limits';
 
-/** Operation names match whatever case the client used; the owner always sees the spec's spelling. */
-const CANONICAL_OPERATIONS = new Map(
-  Object.keys(API_OPERATION_OWNERS).map((name) => [name.toLowerCase(), name]),
+/**
+ * The operations forwarded to the service that owns them (the contracts name it), by lowercased
+ * name: names match whatever case the client used; the owner always sees the published spelling.
+ */
+const FORWARDED_OPERATIONS = new Map(
+  [...API_OPERATIONS.values()]
+    .filter((operation) => operation.owner !== 'gateway')
+    .map((operation) => [operation.name.toLowerCase(), operation]),
 );
 
 export function apiRoutes(
@@ -38,7 +39,7 @@ export function apiRoutes(
     res.json(openApiDocument);
   });
 
-  router.all('/api/svc/me', authenticate, (_req, res) => {
+  serveOperation(router, 'me', authenticate, (_req, res) => {
     const body: MeResponse = {
       status: 'success',
       organization: presentOrganization(authenticatedOrganization(res)),
@@ -47,11 +48,12 @@ export function apiRoutes(
   });
 
   router.all('/api/svc/:operation', authenticate, async (req, res) => {
-    const operation = CANONICAL_OPERATIONS.get(String(req.params.operation).toLowerCase());
-    if (!operation) {
+    const found = FORWARDED_OPERATIONS.get(String(req.params.operation).toLowerCase());
+    if (!found) {
       throw new AppError('not_found', `Unknown operation ${String(req.params.operation)}`);
     }
-    const owner = API_OPERATION_OWNERS[operation as keyof typeof API_OPERATION_OWNERS];
+    const operation = found.name;
+    const owner = found.owner as OwnerService;
     const check = EDGE_CHECKED_OPERATIONS.has(operation) ? deps.edgeChecks?.[operation] : undefined;
     if (check) await check(req, res);
     const caller = callerOf(res);

@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  ALL_OPERATIONS,
-  API_OPERATION_OWNERS,
-  INVALID_TOKEN_MESSAGE,
-  REQUEST_ID_HEADER,
-} from '@switchboard/contracts';
+import { API_OPERATIONS, INVALID_TOKEN_MESSAGE, REQUEST_ID_HEADER } from '@switchboard/contracts';
 import {
   AppError,
   checkInput,
@@ -34,16 +29,17 @@ interface FastOperation {
   method: string;
 }
 
-/** Public operations forwarded to their owners (not the gateway's own `me`), by lowercased name. */
+/** Public operations forwarded to their owners (not the gateway's own), by lowercased name. */
 function fastOperations(): Map<string, FastOperation> {
-  const methods = new Map(ALL_OPERATIONS.map((op) => [op.path, op.method.toUpperCase()]));
   const operations = new Map<string, FastOperation>();
-  for (const [name, owner] of Object.entries(API_OPERATION_OWNERS)) {
-    const method = methods.get(`/api/svc/${name}`);
-    // An operation documented under one method only; anything else is express' to answer.
-    const documented = ALL_OPERATIONS.filter((op) => op.path === `/api/svc/${name}`).length;
-    if (method && documented === 1 && !EDGE_CHECKED_OPERATIONS.has(name)) {
-      operations.set(name.toLowerCase(), { name, owner: owner as OwnerService, method });
+  for (const { name, owner, methods } of API_OPERATIONS.values()) {
+    // An operation defined under one method only; anything else is express' to answer.
+    if (owner !== 'gateway' && methods.length === 1 && !EDGE_CHECKED_OPERATIONS.has(name)) {
+      operations.set(name.toLowerCase(), {
+        name,
+        owner: owner as OwnerService,
+        method: methods[0]!.toUpperCase(),
+      });
     }
   }
   return operations;

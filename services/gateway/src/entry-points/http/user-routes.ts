@@ -9,7 +9,7 @@ import {
   TokenIdRequestSchema,
   UpdateAgentRequestSchema,
 } from '@switchboard/contracts';
-import { operationInput, parseInput } from '@switchboard/service-kit';
+import { operationInput, parseInput, serveOperation } from '@switchboard/service-kit';
 import type { Organizations } from '../../domain/organizations';
 import {
   addAgent,
@@ -37,7 +37,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
   const { authenticate, userDeps } = deps;
 
   // Every user may list their colleagues: the inbox assigns conversations to them.
-  router.get('/api/svc/getAgents', authenticate, async (req, res) => {
+  serveOperation(router, 'getAgents', authenticate, async (req, res) => {
     const paging = parseInput(ListUsersQuerySchema, operationInput(req));
     const { company_id } = authenticatedOrganization(res);
     const agents = await listAgents(userDeps, company_id);
@@ -45,7 +45,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
     res.json({ status: 'success', agents: items, meta });
   });
 
-  router.post('/api/svc/addAgent', authenticate, async (req, res) => {
+  serveOperation(router, 'addAgent', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'add users');
     const request = parseInput(AddAgentRequestSchema, operationInput(req));
     const { user, invitation } = await addAgent(
@@ -62,7 +62,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
     });
   });
 
-  router.post('/api/svc/updateAgent', authenticate, async (req, res) => {
+  serveOperation(router, 'updateAgent', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'change users');
     const request = parseInput(UpdateAgentRequestSchema, operationInput(req));
     const user = await updateAgent(
@@ -74,14 +74,14 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
     res.json({ status: 'success', agent: presentAgent(user) });
   });
 
-  router.delete('/api/svc/deleteAgent', authenticate, async (req, res) => {
+  serveOperation(router, 'deleteAgent', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'delete users');
     const { agent_id } = parseInput(AgentIdRequestSchema, operationInput(req));
     await deleteAgent(userDeps, authenticatedOrganization(res), callerOf(res), agent_id);
     res.json({ status: 'success', agent_id, deleted: true });
   });
 
-  router.get('/api/svc/getTokens', authenticate, async (req, res) => {
+  serveOperation(router, 'getTokens', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'see API tokens', true);
     const paging = parseInput(ListUsersQuerySchema, operationInput(req));
     const tokens = await deps.organizations.tokens.list(authenticatedOrganization(res).company_id);
@@ -89,7 +89,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
     res.json({ status: 'success', tokens: items, meta });
   });
 
-  router.post('/api/svc/createToken', authenticate, async (req, res) => {
+  serveOperation(router, 'createToken', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'create API tokens');
     const { name } = parseInput(CreateNamedTokenRequestSchema, operationInput(req));
     const created = await deps.organizations.tokens.create(
@@ -99,7 +99,7 @@ export function userRoutes(router: Router, deps: UserRouteDeps): void {
     res.status(201).json({ status: 'success', ...created });
   });
 
-  router.delete('/api/svc/deleteToken', authenticate, async (req, res) => {
+  serveOperation(router, 'deleteToken', authenticate, async (req, res) => {
     requireManager(callerOf(res), 'revoke API tokens', true);
     const { token_id } = parseInput(TokenIdRequestSchema, operationInput(req));
     await deps.organizations.tokens.revoke(authenticatedOrganization(res).company_id, token_id);

@@ -5,18 +5,18 @@ import {
   NeedsHumanRequestSchema,
   SetConversationStatusRequestSchema,
 } from '@switchboard/contracts';
-import { orgContext, parseInput } from '@switchboard/service-kit';
+import { orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import type { Inbox } from '../../domain/inbox/manage-conversations';
 
 /** The human inbox: who has a conversation, and whether it is open, waiting for a person or closed. */
 export function inboxRoutes(router: Router, deps: { inbox: Inbox }): void {
-  router.post('/api/svc/assignConversation', async (req, res) => {
+  serveOperation(router, 'assignConversation', async (req, res) => {
     const { company_id } = orgContext(req);
     const { contact_id, agent_id } = parseInput(AssignConversationRequestSchema, req.body ?? {});
     res.json(await deps.inbox.assign(company_id, contact_id, agent_id));
   });
 
-  router.post('/api/svc/setConversationStatus', async (req, res) => {
+  serveOperation(router, 'setConversationStatus', async (req, res) => {
     const { company_id } = orgContext(req);
     const { contact_id, status } = parseInput(SetConversationStatusRequestSchema, req.body ?? {});
     res.json(await deps.inbox.setStatus(company_id, contact_id, status));

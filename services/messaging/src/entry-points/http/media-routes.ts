@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { GetMediaQuerySchema } from '@switchboard/contracts';
-import { orgContext, parseInput } from '@switchboard/service-kit';
+import { orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import type { MediaReader } from '../../domain/media/read-inbound-media';
 
 /** Kinds a browser may show in place; anything else is offered as a download. */
@@ -18,7 +18,7 @@ function dispositionOf(mimeType: string, filename: string | null, id: number): s
 
 /** `getMedia`: the bytes of a file a contact sent, to the organization it was sent to only. */
 export function mediaRoutes(router: Router, deps: { media: MediaReader }): void {
-  router.get('/api/svc/getMedia', async (req, res) => {
+  serveOperation(router, 'getMedia', async (req, res) => {
     const { company_id } = orgContext(req);
     const { media_id } = parseInput(GetMediaQuerySchema, req.query);
     const file = await deps.media.find(company_id, media_id);

@@ -5,7 +5,7 @@ import {
   GetMessagesQuerySchema,
   MarkMessageReadRequestSchema,
 } from '@switchboard/contracts';
-import { orgContext, parseInput } from '@switchboard/service-kit';
+import { orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import type { AccountStatusReader } from '../../domain/reading/account-status';
 import { markMessageRead, type MarkReadDeps } from '../../domain/receiving/mark-message-read';
 import {
@@ -21,31 +21,31 @@ export function readRoutes(
   router: Router,
   deps: ReadingDeps & { accountStatus: AccountStatusReader; markRead: MarkReadDeps },
 ): void {
-  router.get('/api/svc/getMessageStatus', async (req, res) => {
+  serveOperation(router, 'getMessageStatus', async (req, res) => {
     const { company_id } = orgContext(req);
     const { message_id } = parseInput(GetMessageStatusQuerySchema, req.query);
     res.json(await getMessageStatus(deps, company_id, message_id));
   });
 
-  router.get('/api/svc/getMessages', async (req, res) => {
+  serveOperation(router, 'getMessages', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetMessagesQuerySchema, req.query);
     res.json(await getMessages(deps, company_id, query));
   });
 
-  router.get('/api/svc/getConversations', async (req, res) => {
+  serveOperation(router, 'getConversations', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetConversationsQuerySchema, req.query);
     res.json(await getConversations(deps, company_id, query, signedInUserOf(req)?.user_id));
   });
 
-  router.post('/api/svc/markMessageRead', async (req, res) => {
+  serveOperation(router, 'markMessageRead', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(MarkMessageReadRequestSchema, req.body ?? {});
     res.json(await markMessageRead(deps.markRead, company_id, request));
   });
 
-  router.get('/api/svc/accountStatus', async (req, res) => {
+  serveOperation(router, 'accountStatus', async (req, res) => {
     const { company_id } = orgContext(req);
     res.json(await deps.accountStatus.read(company_id));
   });

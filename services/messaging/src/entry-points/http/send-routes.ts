@@ -8,7 +8,7 @@ import {
   SendMessageRequestSchema,
   SendTemplateRequestSchema,
 } from '@switchboard/contracts';
-import { AppError, orgContext, parseInput } from '@switchboard/service-kit';
+import { AppError, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import {
   contentOfMedia,
   contentOfMessage,
@@ -75,7 +75,7 @@ export function readMultipart(req: Request, res: Response, maxBytes: number): Pr
 
 /** Spec §4.3 send operations: parse, send once (per idempotency key), answer as the send did. */
 export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes: number }): void {
-  router.post('/api/svc/sendMessageToPhoneNumber', async (req, res) => {
+  serveOperation(router, 'sendMessageToPhoneNumber', async (req, res) => {
     const organization = orgContext(req);
     const request = parseInput(SendMessageRequestSchema, req.body ?? {});
     const { phone, ...rest } = request;
@@ -93,7 +93,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
     );
   });
 
-  router.post('/api/svc/sendtemplatemessage', async (req, res) => {
+  serveOperation(router, 'sendtemplatemessage', async (req, res) => {
     const organization = orgContext(req);
     const request = parseInput(SendTemplateRequestSchema, req.body ?? {});
     const { phone, ...rest } = request;
@@ -111,7 +111,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
     );
   });
 
-  router.post('/api/svc/sendmedia', async (req, res) => {
+  serveOperation(router, 'sendmedia', async (req, res) => {
     const organization = orgContext(req);
     if (req.is('multipart/form-data')) await readMultipart(req, res, deps.mediaMaxBytes);
     const request = parseInput(SendMediaRequestSchema, req.body ?? {});

@@ -36,7 +36,7 @@ export function templateRoutes(
   router: Router,
   deps: TemplateDeps & { media: MediaFetchPolicy },
 ): void {
-  serveOperation(router, 'getTemplates', ['get'], async (req, res) => {
+  serveOperation(router, 'getTemplates', async (req, res) => {
     const { company_id } = orgContext(req);
     const query = parseInput(GetTemplatesQuerySchema, operationInput(req));
     res.json({
@@ -45,14 +45,14 @@ export function templateRoutes(
     } satisfies TemplatesResponse);
   });
 
-  serveOperation(router, 'createTemplate', ['post'], async (req, res) => {
+  serveOperation(router, 'createTemplate', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(CreateTemplateRequestSchema, operationInput(req));
     const template = await createTemplate(deps, company_id, templateToCreate(request));
     res.status(201).json({ status: 'success', template } satisfies TemplateResponse);
   });
 
-  serveOperation(router, 'uploadTemplateMedia', ['post'], async (req, res) => {
+  serveOperation(router, 'uploadTemplateMedia', async (req, res) => {
     const { company_id } = orgContext(req);
     if (req.is('multipart/form-data')) await readMultipart(req, res, deps.media.maxBytes);
     const request = parseInput(UploadTemplateMediaRequestSchema, operationInput(req));
@@ -66,7 +66,7 @@ export function templateRoutes(
     res.json({ status: 'success', ...uploaded } satisfies UploadTemplateMediaResponse);
   });
 
-  serveOperation(router, 'deleteTemplate', ['post', 'delete'], async (req, res) => {
+  serveOperation(router, 'deleteTemplate', async (req, res) => {
     const { company_id } = orgContext(req);
     const request = parseInput(DeleteTemplateRequestSchema, operationInput(req));
     const deleted = await deleteTemplate(deps, company_id, withTemplateKey(request));
