@@ -233,7 +233,7 @@ export function buildOpenApiDocument(
           in: 'query',
           name: 'token',
           description:
-            'The organization API token (spec §5.1). GET sends it as the `token` query ' +
+            'The organization API token. GET sends it as the `token` query ' +
             'parameter; POST, PUT and DELETE may send it as the `token` field of the body, ' +
             'JSON, urlencoded form or multipart/form-data alike (in a form with a file, before the ' +
             'file). It is never passed on to the service behind the gateway.',

@@ -71,8 +71,8 @@ export function countersCrossed(from: RecipientState, to: RecipientState) {
 }
 
 /**
- * Hands a started campaign's messages to messaging, one page of the audience at a time (issue 7
- * point 4): recipients stored, one `messaging.send` command each with the quota already held,
+ * Hands a started campaign's messages to messaging, one page of the audience at a time:
+ * recipients stored, one `messaging.send` command each with the quota already held,
  * then the cursor moved on. A restart resumes from the cursor; a page handed over twice is
  * harmless, messaging sends once per key. The audience is read as it is now, capped at the
  * count reserved; if it shrank, the places not used are given back.

@@ -42,7 +42,7 @@ export type AnswerOutcome =
 export const nobody: Responder = async () => null;
 
 /**
- * The answer order of issue 8 point 2: the contact's flow session, an exact reply, a contains
+ * The answer order: the contact's flow session, an exact reply, a contains
  * reply, a bot campaign's keywords, the welcome reply, the AI bot. Flows and the AI bot are
  * provided from outside (they answer nothing until wired in).
  */

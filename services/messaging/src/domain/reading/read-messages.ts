@@ -23,7 +23,7 @@ export interface ReadingDeps {
 
 const noMessage = (id: number) => new AppError('not_found', `message_id: no message ${id}`);
 
-/** Spec §4.3 `getMessageStatus`: another organization's message is not found (404). */
+/** The API's `getMessageStatus`: another organization's message is not found (404). */
 export async function getMessageStatus(
   deps: ReadingDeps,
   company_id: number,
@@ -46,7 +46,7 @@ export async function getMessageStatus(
   };
 }
 
-/** Spec §4.3 `getMessages`: a contact's messages, newest first, by keyset pages. */
+/** The API's `getMessages`: a contact's messages, newest first, by keyset pages. */
 export async function getMessages(
   deps: ReadingDeps,
   company_id: number,
@@ -99,7 +99,7 @@ function filterOf(query: GetConversationsQuery, user_id: number | undefined): Co
 }
 
 /**
- * Spec §4.3 `getConversations`: contacts by their latest message, with current names, their
+ * The API's `getConversations`: contacts by their latest message, with current names, their
  * assignee, status and unread count; filtered by assignee, status and unread when asked.
  */
 export async function getConversations(
