@@ -109,8 +109,8 @@ interface GraphSendResponse {
 }
 
 /**
- * The named Cloud API client: axios with a timeout and an opossum breaker per channel, so one
- * organization's failing provider never slows another's. A channel whose address or credentials
+ * The named Cloud API client: axios with a timeout and an opossum breaker per channel (each
+ * number of an organization), so one organization's failing provider never slows another's. A channel whose address or credentials
  * change gets a fresh client.
  */
 export function createCloudApi(options: {
@@ -119,14 +119,18 @@ export function createCloudApi(options: {
   /** Calls one channel may have waiting on its provider at once; more are throttled here. */
   maxInFlight: number;
 }) {
+  // One client per number of an organization (`<company_id>:<slot>`).
   const clients = new Map<
-    number,
+    string,
     { fingerprint: string; client: CloudApiClient; raw: OutboundClient }
   >();
 
   function build(channel: Channel): { client: CloudApiClient; raw: OutboundClient } {
     const raw = createOutboundClient({
-      name: `cloud-api:${channel.company_id}`,
+      name:
+        channel.slot === 0
+          ? `cloud-api:${channel.company_id}`
+          : `cloud-api:${channel.company_id}:${channel.slot}`,
       baseURL: `${channel.provider_base_url.replace(/\/+$/, '')}/${channel.api_version}`,
       timeoutMs: options.timeoutMs,
       logger: options.logger,
@@ -310,11 +314,12 @@ export function createCloudApi(options: {
           ].join('\n'),
         )
         .digest('hex');
-      const known = clients.get(channel.company_id);
+      const key = `${channel.company_id}:${channel.slot}`;
+      const known = clients.get(key);
       if (known?.fingerprint === fingerprint) return known.client;
       known?.raw.shutdown();
       const built = build(channel);
-      clients.set(channel.company_id, { fingerprint, ...built });
+      clients.set(key, { fingerprint, ...built });
       return built.client;
     },
     shutdown(): void {

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import {
+  AddPhoneNumberRequestSchema,
   CreateOrganizationRequestSchema,
   UpdateChannelRequestSchema,
   type CreateOrganizationRequest,
@@ -76,6 +77,23 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
       throw new AppError('not_found', `Organization ${company_id} not found`);
     }
     res.json(await deps.channels.update(company_id, changes));
+  });
+
+  router.post('/admin/organizations/:company_id/phone-numbers', requireAdmin, async (req, res) => {
+    const { company_id } = parseInput(CompanyIdParamSchema, req.params);
+    const request = parseInput(AddPhoneNumberRequestSchema, req.body ?? {});
+    if (!(await deps.store.findOrganization(company_id))) {
+      throw new AppError('not_found', `Organization ${company_id} not found`);
+    }
+    res.status(201).json(await deps.channels.addNumber(company_id, request));
+  });
+
+  router.get('/admin/organizations/:company_id/phone-numbers', requireAdmin, async (req, res) => {
+    const { company_id } = parseInput(CompanyIdParamSchema, req.params);
+    if (!(await deps.store.findOrganization(company_id))) {
+      throw new AppError('not_found', `Organization ${company_id} not found`);
+    }
+    res.json(await deps.channels.listNumbers(company_id));
   });
 
   router.delete('/admin/tokens/:token_id', requireAdmin, async (req, res) => {

@@ -17,17 +17,21 @@ export type DeliveryResult =
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One token bucket per phone number: the provider's throughput (80 messages/s by default). */
+/**
+ * One token bucket per phone number: the provider's throughput (80 messages/s by default, or the
+ * number's own send rate; a changed rate starts a fresh bucket).
+ */
 export function createPacing(ratePerSecond: number) {
-  const buckets = new Map<string, TokenBucket>();
+  const buckets = new Map<string, { rate: number; bucket: TokenBucket }>();
   return {
-    take(phoneNumberId: string): Promise<void> {
-      let bucket = buckets.get(phoneNumberId);
-      if (!bucket) {
-        bucket = new TokenBucket(ratePerSecond);
-        buckets.set(phoneNumberId, bucket);
+    take(phoneNumberId: string, numberRate?: number): Promise<void> {
+      const rate = numberRate ?? ratePerSecond;
+      let held = buckets.get(phoneNumberId);
+      if (!held || held.rate !== rate) {
+        held = { rate, bucket: new TokenBucket(rate) };
+        buckets.set(phoneNumberId, held);
       }
-      return bucket.take();
+      return held.bucket.take();
     },
   };
 }
@@ -45,10 +49,11 @@ export async function deliverToProvider(
   body: Record<string, unknown>,
   policy: RetryPolicy,
   random: () => number = Math.random,
+  numberRate?: number,
 ): Promise<DeliveryResult> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
-    await pacing.take(phoneNumberId);
+    await pacing.take(phoneNumberId, numberRate);
     const result = await client.sendMessage(body);
     if (result.ok) return { ok: true, wamid: result.data.wamid, attempts: attempt };
     const { failure } = result;
