@@ -326,6 +326,11 @@ export const MessageViewSchema = z.object({
   status_times: StatusTimesSchema,
   /** The file of an inbound image, audio, video, document or sticker; absent on other messages. */
   media: MediaDescriptorSchema.optional(),
+  /**
+   * The organization's number that sent or received it; absent on messages stored before
+   * organizations had several numbers (those went through the first number).
+   */
+  phone_number_id: z.string().optional(),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;
 
@@ -403,6 +408,8 @@ export const ConversationSchema = z.object({
   contact_name: z.string(),
   phone: z.string(),
   last_message: MessageViewSchema,
+  /** The organization's number the last message went through (see MessageView). */
+  phone_number_id: z.string().optional(),
   /** Inbound messages since the business last sent a message to this contact or marked one read. */
   unread_count: z.number().int().nonnegative(),
   /** The user (agent) it is assigned to; null when nobody has it. */
