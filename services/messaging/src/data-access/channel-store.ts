@@ -160,6 +160,12 @@ export function createChannelStore(db: Connection, box: SecretBox) {
       });
     },
 
+    /** Removes a further number (never the first): an addition the provider refused. */
+    async removeNumber(company_id: number, slot: number): Promise<void> {
+      if (slot === 0) return;
+      await Channels.deleteOne({ company_id, slot });
+    },
+
     async findByPhoneNumberId(phone_number_id: string): Promise<Channel | null> {
       return open(await Channels.findOne({ phone_number_id }).lean<ChannelDocument>());
     },

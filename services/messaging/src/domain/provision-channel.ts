@@ -119,7 +119,16 @@ export async function addPhoneNumber(
       if (attempt >= SLOT_TRIES) throw error;
       continue;
     }
-    await register?.(channel, inboundUrlOf(channel, publicBaseUrl));
+    try {
+      await register?.(channel, inboundUrlOf(channel, publicBaseUrl));
+    } catch (error) {
+      // A number the provider does not accept is not kept: the addition can be tried again.
+      await store.removeNumber(company_id, channel.slot);
+      if (error instanceof AppError && error.code === 'provider_error') {
+        throw new AppError('validation_failed', `The provider refused the number: ${error.message}`);
+      }
+      throw error;
+    }
     return channel;
   }
 }

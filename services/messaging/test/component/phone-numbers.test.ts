@@ -208,3 +208,25 @@ test('when a customer writes to the second number, then the message lands in the
   ).conversations;
   expect(theirs.some((c) => c.phone === from)).toBe(false);
 });
+
+test('when a customer sends a photo to the second number, then the file is fetched with that number’s credentials and message_received names the number', async () => {
+  const bytes = Buffer.from('a photo sent to the second number');
+  const event = await system.customerWrites(
+    org,
+    {
+      from: uniquePhone(),
+      phone_number_id: second.phone_number_id,
+      image: { caption: 'Photo', data_base64: bytes.toString('base64') },
+    },
+    20_000,
+  );
+  expect(event).toMatchObject({
+    company_id: org.company_id,
+    phone_number_id: second.phone_number_id,
+  });
+  expect(event.data.media).toMatchObject({
+    type: 'image',
+    status: 'available',
+    size: bytes.length,
+  });
+});

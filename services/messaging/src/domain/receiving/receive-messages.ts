@@ -200,7 +200,15 @@ async function receiveOne(
     // Queued before the message exists (keyed by its id), so a stored message always has its
     // fetch; `message_received` waits for the file, so that it can say where the file is kept.
     await deps.inboundMedia.store.add(
-      { ...file, id, company_id, contact_id: contact.id, contact_name: contact.name, echo },
+      {
+        ...file,
+        id,
+        company_id,
+        contact_id: contact.id,
+        contact_name: contact.name,
+        echo,
+        ...(numberId ? { phone_number_id: numberId } : {}),
+      },
       now,
     );
   }
