@@ -21,17 +21,24 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * One token bucket per phone number: the provider's throughput (80 messages/s by default, or the
  * number's own send rate; a changed rate starts a fresh bucket).
  */
-export function createPacing(ratePerSecond: number) {
+export function createPacing(ratePerSecond: number, now?: () => number) {
   const buckets = new Map<string, { rate: number; bucket: TokenBucket }>();
+  const bucketOf = (phoneNumberId: string, numberRate: number | undefined) => {
+    const rate = numberRate ?? ratePerSecond;
+    let held = buckets.get(phoneNumberId);
+    if (!held || held.rate !== rate) {
+      held = { rate, bucket: new TokenBucket(rate, rate, now) };
+      buckets.set(phoneNumberId, held);
+    }
+    return held.bucket;
+  };
   return {
     take(phoneNumberId: string, numberRate?: number): Promise<void> {
-      const rate = numberRate ?? ratePerSecond;
-      let held = buckets.get(phoneNumberId);
-      if (!held || held.rate !== rate) {
-        held = { rate, bucket: new TokenBucket(rate) };
-        buckets.set(phoneNumberId, held);
-      }
-      return held.bucket.take();
+      return bucketOf(phoneNumberId, numberRate).take();
+    },
+    /** Takes the number's token now, or says how many milliseconds its turn is away. */
+    tryTake(phoneNumberId: string, numberRate?: number): number {
+      return bucketOf(phoneNumberId, numberRate).tryTake();
     },
   };
 }
