@@ -41,7 +41,10 @@ function brokerEventFor<E extends EventName>(event: E) {
      * A message event's phone number of the organization (the one that sent or received it),
      * outside `data` like `campaign_id`: an organization may have several numbers.
      */
-    phone_number_id: z.string().regex(/^[0-9]{1,30}$/).optional(),
+    phone_number_id: z
+      .string()
+      .regex(/^[0-9]{1,30}$/)
+      .optional(),
     data: EVENT_PAYLOAD_SCHEMAS[event],
   });
 }

@@ -38,7 +38,10 @@ export function createChannelDirectory(store: ChannelStore, ttlMs: number) {
       if (phone_number_id === undefined) {
         const first = await find(company_id);
         if (!first) {
-          throw new AppError('dependency_unavailable', 'This organization has no messaging channel');
+          throw new AppError(
+            'dependency_unavailable',
+            'This organization has no messaging channel',
+          );
         }
         return first;
       }

@@ -132,7 +132,8 @@ export const messageStatusUpdated = (
  */
 export const messageReceived = (
   ids: EventIds,
-  message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type' | 'media' | 'phone_number_id'>,
+  message: Subject &
+    Pick<StoredMessage, 'wamid' | 'message' | 'type' | 'media' | 'phone_number_id'>,
   contactName: string,
   now: Date,
   extras: { reply_id?: string; echo?: true; automation_paused?: true } = {},

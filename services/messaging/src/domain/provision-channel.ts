@@ -125,7 +125,10 @@ export async function addPhoneNumber(
       // A number the provider does not accept is not kept: the addition can be tried again.
       await store.removeNumber(company_id, channel.slot);
       if (error instanceof AppError && error.code === 'provider_error') {
-        throw new AppError('validation_failed', `The provider refused the number: ${error.message}`);
+        throw new AppError(
+          'validation_failed',
+          `The provider refused the number: ${error.message}`,
+        );
       }
       throw error;
     }
