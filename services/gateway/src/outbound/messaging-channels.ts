@@ -1,10 +1,5 @@
 import {
-  AddPhoneNumberResponseSchema,
-  ListPhoneNumbersResponseSchema,
   ProvisionChannelResponseSchema,
-  type AddPhoneNumberRequest,
-  type AddPhoneNumberResponse,
-  type ListPhoneNumbersResponse,
   UpdateChannelResponseSchema,
   type ProvisionChannelRequest,
   type UpdateChannelRequest,
@@ -51,29 +46,7 @@ export function messagingChannels(proxy: ServiceProxy) {
     return UpdateChannelResponseSchema.parse(data);
   };
 
-  const addNumber = async (
-    company_id: number,
-    request: AddPhoneNumberRequest,
-  ): Promise<AddPhoneNumberResponse> => {
-    const { status, data } = await proxy.call('messaging', {
-      method: 'POST',
-      url: `/internal/channels/${company_id}/numbers`,
-      data: request,
-    });
-    if (status !== 201) rethrow(status, data);
-    return AddPhoneNumberResponseSchema.parse(data);
-  };
-
-  const listNumbers = async (company_id: number): Promise<ListPhoneNumbersResponse> => {
-    const { status, data } = await proxy.call('messaging', {
-      method: 'GET',
-      url: `/internal/channels/${company_id}/numbers`,
-    });
-    if (status !== 200) rethrow(status, data);
-    return ListPhoneNumbersResponseSchema.parse(data);
-  };
-
-  return { provision, update, addNumber, listNumbers };
+  return { provision, update };
 }
 
 export type MessagingChannels = ReturnType<typeof messagingChannels>;

@@ -15,6 +15,7 @@ import type { OrganizationStore } from '../../data-access/organization-store';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { createOrganization, issueToken, type OwnerMaker } from '../../domain/manage-organizations';
 import type { MessagingChannels } from '../../outbound/messaging-channels';
+import type { MessagingPhoneNumbers } from '../../outbound/messaging-phone-numbers';
 import { presentOrganization } from './present-organization';
 import type { RateLimits } from './rate-limits';
 
@@ -27,6 +28,7 @@ export interface AdminRouteDeps {
   authenticator: TokenAuthenticator;
   channels: MessagingChannels;
   limits: RateLimits;
+  phoneNumbers: MessagingPhoneNumbers;
   /** How the owner a creation request names is made (nothing when it names none). */
   ownerFor: (request: CreateOrganizationRequest) => OwnerMaker<OrganizationOwner> | undefined;
 }
@@ -79,21 +81,17 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
     res.json(await deps.channels.update(company_id, changes));
   });
 
+  // No organization look-up here: messaging knows no number of an organization that does not
+  // exist (its first number is made with it) and answers 404.
   router.post('/admin/organizations/:company_id/phone-numbers', requireAdmin, async (req, res) => {
     const { company_id } = parseInput(CompanyIdParamSchema, req.params);
     const request = parseInput(AddPhoneNumberRequestSchema, req.body ?? {});
-    if (!(await deps.store.findOrganization(company_id))) {
-      throw new AppError('not_found', `Organization ${company_id} not found`);
-    }
-    res.status(201).json(await deps.channels.addNumber(company_id, request));
+    res.status(201).json(await deps.phoneNumbers.add(company_id, request));
   });
 
   router.get('/admin/organizations/:company_id/phone-numbers', requireAdmin, async (req, res) => {
     const { company_id } = parseInput(CompanyIdParamSchema, req.params);
-    if (!(await deps.store.findOrganization(company_id))) {
-      throw new AppError('not_found', `Organization ${company_id} not found`);
-    }
-    res.json(await deps.channels.listNumbers(company_id));
+    res.json(await deps.phoneNumbers.list(company_id));
   });
 
   router.delete('/admin/tokens/:token_id', requireAdmin, async (req, res) => {
