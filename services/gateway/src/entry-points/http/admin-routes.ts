@@ -11,11 +11,11 @@ import {
 } from '@switchboard/contracts';
 import { AppError, parseInput, secretsMatch } from '@switchboard/service-kit';
 import { z } from 'zod';
+import type { MessagingPhoneNumbers } from '../../outbound/messaging-phone-numbers';
 import type { OrganizationStore } from '../../data-access/organization-store';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { createOrganization, issueToken, type OwnerMaker } from '../../domain/manage-organizations';
 import type { MessagingChannels } from '../../outbound/messaging-channels';
-import type { MessagingPhoneNumbers } from '../../outbound/messaging-phone-numbers';
 import { presentOrganization } from './present-organization';
 import type { RateLimits } from './rate-limits';
 
