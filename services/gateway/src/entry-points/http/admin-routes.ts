@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response, Router } from 'express';
+import type { MessagingPhoneNumbers } from '../../outbound/messaging-phone-numbers';
 import {
   AddPhoneNumberRequestSchema,
   CreateOrganizationRequestSchema,
@@ -11,7 +12,6 @@ import {
 } from '@switchboard/contracts';
 import { AppError, parseInput, secretsMatch } from '@switchboard/service-kit';
 import { z } from 'zod';
-import type { MessagingPhoneNumbers } from '../../outbound/messaging-phone-numbers';
 import type { OrganizationStore } from '../../data-access/organization-store';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import { createOrganization, issueToken, type OwnerMaker } from '../../domain/manage-organizations';
