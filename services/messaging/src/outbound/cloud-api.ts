@@ -109,6 +109,12 @@ interface GraphSendResponse {
 }
 
 /**
+ * A channel is one of the organization's numbers; its place among them (`slot`, 0 for the first)
+ * keeps its client apart from the others'. Absent: the first.
+ */
+type NumberChannel = Channel & { slot?: number };
+
+/**
  * The named Cloud API client: axios with a timeout and an opossum breaker per channel (each
  * number of an organization), so one organization's failing provider never slows another's. A channel whose address or credentials
  * change gets a fresh client.
@@ -125,12 +131,11 @@ export function createCloudApi(options: {
     { fingerprint: string; client: CloudApiClient; raw: OutboundClient }
   >();
 
-  function build(channel: Channel): { client: CloudApiClient; raw: OutboundClient } {
+  function build(channel: NumberChannel): { client: CloudApiClient; raw: OutboundClient } {
+    const slot = channel.slot ?? 0;
     const raw = createOutboundClient({
       name:
-        channel.slot === 0
-          ? `cloud-api:${channel.company_id}`
-          : `cloud-api:${channel.company_id}:${channel.slot}`,
+        slot === 0 ? `cloud-api:${channel.company_id}` : `cloud-api:${channel.company_id}:${slot}`,
       baseURL: `${channel.provider_base_url.replace(/\/+$/, '')}/${channel.api_version}`,
       timeoutMs: options.timeoutMs,
       logger: options.logger,
@@ -303,7 +308,7 @@ export function createCloudApi(options: {
   }
 
   return {
-    forChannel(channel: Channel): CloudApiClient {
+    forChannel(channel: NumberChannel): CloudApiClient {
       const fingerprint = createHash('sha256')
         .update(
           [
@@ -314,7 +319,7 @@ export function createCloudApi(options: {
           ].join('\n'),
         )
         .digest('hex');
-      const key = `${channel.company_id}:${channel.slot}`;
+      const key = `${channel.company_id}:${channel.slot ?? 0}`;
       const known = clients.get(key);
       if (known?.fingerprint === fingerprint) return known.client;
       known?.raw.shutdown();
