@@ -8,7 +8,6 @@ import { FLOW_OPERATIONS } from './http/flows-api';
 import { GATEWAY_OPERATIONS } from './http/gateway-api';
 import { LIVE_EVENT_OPERATIONS } from './http/live-events-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
-import { PHONE_NUMBER_OPERATIONS } from './http/phone-numbers-api';
 import type { Operation } from './http/operation';
 import { TEMPLATE_OPERATIONS } from './http/templates-api';
 import { CSRF_HEADER, SESSION_COOKIE, SESSION_OPERATIONS, USER_OPERATIONS } from './http/users-api';
@@ -17,7 +16,6 @@ import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 /** Every documented operation; an API file adds one line here. */
 export const ALL_OPERATIONS: readonly Operation[] = [
   ...GATEWAY_OPERATIONS,
-  ...PHONE_NUMBER_OPERATIONS,
   ...SESSION_OPERATIONS,
   ...USER_OPERATIONS,
   ...LIVE_EVENT_OPERATIONS,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
+import { PHONE_NUMBER_OPERATIONS } from './phone-numbers-api';
 import { PlanSchema } from '../plans';
 import type { ServiceName } from '../service-names';
 import {
@@ -127,6 +128,7 @@ export const GATEWAY_OPERATIONS = [
     auth: 'token',
     responses: { 200: MeResponseSchema },
   }),
+  ...PHONE_NUMBER_OPERATIONS,
 ];
 
 /** Every `/api/svc/<operation>` of spec §4.3 but `me` (and the campaign operations issue 7 adds), and the service that owns it (ARCHITECTURE §2). */

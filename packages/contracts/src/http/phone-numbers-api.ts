@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
-import { CompanyIdParamsSchema } from './gateway-api';
 import { GraphIdSchema } from './messaging-internal-api';
 import { defineOperation } from './operation';
 
@@ -77,8 +76,14 @@ export const ListPhoneNumbersResponseSchema = successResponse({
 });
 export type ListPhoneNumbersResponse = z.infer<typeof ListPhoneNumbersResponseSchema>;
 
+// Its own copy of the admin path's parameter: the gateway's operations list includes these, so
+// importing from it would be circular.
+const CompanyIdParamsSchema = z.object({ company_id: z.coerce.number().int().positive() });
+
+/** Admin operations of the gateway (listed in GATEWAY_OPERATIONS). */
 export const PHONE_NUMBER_OPERATIONS = [
   defineOperation({
+    owner: 'gateway',
     method: 'post',
     path: '/admin/organizations/{company_id}/phone-numbers',
     operationId: 'addPhoneNumber',
@@ -89,6 +94,7 @@ export const PHONE_NUMBER_OPERATIONS = [
     responses: { 201: AddPhoneNumberResponseSchema },
   }),
   defineOperation({
+    owner: 'gateway',
     method: 'get',
     path: '/admin/organizations/{company_id}/phone-numbers',
     operationId: 'listPhoneNumbers',
