@@ -41,7 +41,7 @@ export const AddPhoneNumberRequestSchema = z.object({
   access_token: z.string().min(1).max(1000).optional(),
   app_secret: z.string().min(1).max(500).optional(),
   verify_token: z.string().min(1).max(500).optional(),
-  display_phone_number: z.string().max(30).optional(),
+  display_phone_number: z.string().min(1).max(30).optional(),
   verified_name: z.string().min(1).max(200).optional(),
   send_rate_per_second: SendRatePerSecondSchema.optional(),
 });
