@@ -12,6 +12,7 @@ export * from './http/gateway-api';
 export * from './http/users-api';
 export * from './http/live-events-api';
 export * from './http/messaging-internal-api';
+export * from './http/phone-numbers-api';
 export * from './provider-events';
 export * from './http/paging';
 export * from './http/contacts-api';

@@ -20,6 +20,7 @@ import { internalRoutes } from './entry-points/http/internal-routes';
 import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
 import { isForwardablePath, ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
+import { messagingPhoneNumbers } from './outbound/messaging-phone-numbers';
 import { createServiceProxy } from './outbound/service-proxy';
 import { startLiveEvents } from './start-live-events';
 import { startUsers } from './start-users';
@@ -112,6 +113,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
             channels: messagingChannels(proxy),
             limits,
             ownerFor: users.ownerFor,
+            phoneNumbers: messagingPhoneNumbers(proxy),
           });
           internalRoutes(router, { organizations, internalSecret: config.INTERNAL_API_SECRET });
           users.routes(router);

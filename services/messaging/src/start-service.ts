@@ -226,6 +226,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
               notices,
               channels,
               directory,
+              numbers: directory,
               logger,
               templates,
               emitReservedEvents: config.EMIT_RESERVED_EVENTS,

@@ -37,6 +37,14 @@ function brokerEventFor<E extends EventName>(event: E) {
      * answers (replies, flows, the AI bot) stay quiet while a person handles the conversation.
      */
     automation_paused: z.literal(true).optional(),
+    /**
+     * A message event's phone number of the organization (the one that sent or received it),
+     * outside `data` like `campaign_id`: an organization may have several numbers.
+     */
+    phone_number_id: z
+      .string()
+      .regex(/^[0-9]{1,30}$/)
+      .optional(),
     data: EVENT_PAYLOAD_SCHEMAS[event],
   });
 }

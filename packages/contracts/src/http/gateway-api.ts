@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { successResponse } from '../envelope';
+import { PHONE_NUMBER_OPERATIONS } from './phone-numbers-api';
 import { PlanSchema } from '../plans';
 import {
   ChannelSummarySchema,
@@ -131,4 +132,5 @@ export const GATEWAY_OPERATIONS = [
     auth: 'token',
     responses: { 200: MeResponseSchema },
   }),
+  ...PHONE_NUMBER_OPERATIONS,
 ];

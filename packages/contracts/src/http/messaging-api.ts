@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FromPhoneNumberSchema } from './phone-numbers-api';
 import { successResponse } from '../envelope';
 import { HTTP_URL } from './url-pattern';
 import { BooleanInputSchema, PhoneSchema, PositiveIntegerSchema } from './contacts-api';
@@ -218,6 +219,7 @@ export const SendMessageRequestSchema = SendMessageFieldsSchema.extend({
   sticker: MediaUrlSchema.optional().describe('A WebP sticker by URL.'),
   audio: MediaUrlSchema.optional().describe('An audio file by URL (AAC, AMR, MP3, M4A, OGG-Opus).'),
   reply_to: ReplyToSchema,
+  from_phone_number_id: FromPhoneNumberSchema,
 }).superRefine(refuseMixedKinds);
 export type SendMessageRequest = z.infer<typeof SendMessageRequestSchema>;
 
@@ -242,6 +244,7 @@ export const SendTemplateRequestSchema = z.object({
     }),
   components: TemplateComponentsSchema.optional().default([]),
   reply_to: ReplyToSchema,
+  from_phone_number_id: FromPhoneNumberSchema,
 });
 export type SendTemplateRequest = z.infer<typeof SendTemplateRequestSchema>;
 
@@ -261,6 +264,7 @@ export const SendMediaRequestSchema = z.object({
   caption: optionalText(MESSAGE_LIMITS.caption).describe('Not shown with audio or a sticker.'),
   filename: optionalText(MESSAGE_LIMITS.filename).describe('Shown with documents.'),
   reply_to: ReplyToSchema,
+  from_phone_number_id: FromPhoneNumberSchema,
 });
 export type SendMediaRequest = z.infer<typeof SendMediaRequestSchema>;
 
@@ -322,6 +326,11 @@ export const MessageViewSchema = z.object({
   status_times: StatusTimesSchema,
   /** The file of an inbound image, audio, video, document or sticker; absent on other messages. */
   media: MediaDescriptorSchema.optional(),
+  /**
+   * The organization's number that sent or received it; absent on messages stored before
+   * organizations had several numbers (those went through the first number).
+   */
+  phone_number_id: z.string().optional(),
 });
 export type MessageView = z.infer<typeof MessageViewSchema>;
 
@@ -399,6 +408,8 @@ export const ConversationSchema = z.object({
   contact_name: z.string(),
   phone: z.string(),
   last_message: MessageViewSchema,
+  /** The organization's number the last message went through (see MessageView). */
+  phone_number_id: z.string().optional(),
   /** Inbound messages since the business last sent a message to this contact or marked one read. */
   unread_count: z.number().int().nonnegative(),
   /** The user (agent) it is assigned to; null when nobody has it. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { successResponse } from '../envelope';
 
 /** Numeric Graph ids (phone number, WABA) are strings of digits. */
-const GraphIdSchema = z.string().regex(/^[0-9]{1,30}$/, 'must be a numeric id');
+export const GraphIdSchema = z.string().regex(/^[0-9]{1,30}$/, 'must be a numeric id');
 
 /** What an organization's admin needs to point the provider's webhook at us, shown at creation. */
 export const ChannelSummarySchema = z.object({

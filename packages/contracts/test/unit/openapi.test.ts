@@ -130,7 +130,7 @@ describe('gateway operations', () => {
     expect(API_OPERATION_OWNERS.markMessageRead).toBe('messaging');
   });
 
-  test('when the gateway API is listed, then it has the admin routes and /me', () => {
+  test('when the gateway API is listed, then it has the admin routes (phone numbers included) and /me', () => {
     expect(
       GATEWAY_OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path} ${op.auth}`),
     ).toEqual([
@@ -139,6 +139,8 @@ describe('gateway operations', () => {
       'DELETE /admin/tokens/{token_id} admin',
       'PUT /admin/organizations/{company_id}/channel admin',
       'GET /api/svc/me token',
+      'POST /admin/organizations/{company_id}/phone-numbers admin',
+      'GET /admin/organizations/{company_id}/phone-numbers admin',
     ]);
   });
 

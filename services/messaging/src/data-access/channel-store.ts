@@ -5,6 +5,13 @@ import { CHANNEL_CREDENTIALS, resealChannels } from './reseal-channels';
 /** An organization's provider account: where to send and how to verify what comes back. */
 export interface Channel {
   company_id: number;
+  /**
+   * The number's place among the organization's numbers: 0 is the first, made with the
+   * organization, and the default that sends use unless they name another number.
+   */
+  slot: number;
+  /** Messages per second this number sends at most; the provider's standard rate when absent. */
+  send_rate_per_second?: number;
   /** Unguessable path segment of the inbound webhook URL; attributes a webhook to its organization. */
   inbound_token: string;
   provider_base_url: string;
@@ -45,7 +52,9 @@ export type ChannelDocument = Omit<Channel, Credential> & {
 
 const channelSchema = new Schema<ChannelDocument>(
   {
-    company_id: { type: Number, required: true, unique: true },
+    company_id: { type: Number, required: true },
+    slot: { type: Number, required: true },
+    send_rate_per_second: { type: Number, required: false },
     // Not unique: documents written before sealing lack it until the start-up migration; the
     // digest of 32 random bytes does not collide.
     inbound_token_digest: { type: String, required: true, index: true },
@@ -65,9 +74,12 @@ const channelSchema = new Schema<ChannelDocument>(
   },
   { collection: 'channels', versionKey: false },
 );
+// One document per number; provisioning the first (slot 0) is idempotent through this index, and
+// lookups by organization use its prefix.
+channelSchema.index({ company_id: 1, slot: 1 }, { unique: true });
 
 type ChannelUpdate = Partial<
-  Omit<Channel, 'company_id' | 'inbound_token' | 'created_at' | 'account_notice'>
+  Omit<Channel, 'company_id' | 'slot' | 'inbound_token' | 'created_at' | 'account_notice'>
 >;
 
 export function createChannelStore(db: Connection, box: SecretBox) {
@@ -109,6 +121,9 @@ export function createChannelStore(db: Connection, box: SecretBox) {
      */
     async init(): Promise<ResealOutcome> {
       await dropIndexIfPresent(Channels.collection, 'inbound_token_1');
+      // Organizations had one channel, unique by company: it becomes their first number.
+      await dropIndexIfPresent(Channels.collection, 'company_id_1');
+      await Channels.collection.updateMany({ slot: { $exists: false } }, { $set: { slot: 0 } });
       await Channels.init();
       return resealChannels(Channels.collection, box);
     },
@@ -116,27 +131,54 @@ export function createChannelStore(db: Connection, box: SecretBox) {
     /** Re-seals what is in clear or under an older key; returns how many channels changed. */
     reseal: () => resealChannels(Channels.collection, box),
 
-    /** Inserts, or returns the channel the organization already has (provisioning is idempotent). */
+    /**
+     * Inserts, or returns the channel already in the organization's slot (provisioning the first
+     * number is idempotent).
+     */
     async insertOnce(channel: Channel): Promise<Channel> {
       try {
-        const { inbound_token, access_token, app_secret, verify_token, ...rest } = channel;
-        await Channels.create({
-          ...rest,
-          ...sealChanges({ access_token, app_secret, verify_token }),
-          inbound_token_sealed: box.seal(inbound_token),
-          inbound_token_digest: box.digest(inbound_token),
-        });
+        await this.insertNew(channel);
         return channel;
       } catch (error) {
         if ((error as { code?: number }).code !== 11000) throw error;
-        const existing = await this.findByCompany(channel.company_id);
+        const existing = (await this.listByCompany(channel.company_id)).find(
+          (one) => one.slot === channel.slot,
+        );
         if (!existing) throw error;
         return existing;
       }
     },
 
+    /** Inserts a further number; a duplicate key (slot or phone_number_id taken) is thrown. */
+    async insertNew(channel: Channel): Promise<void> {
+      const { inbound_token, access_token, app_secret, verify_token, ...rest } = channel;
+      await Channels.create({
+        ...rest,
+        ...sealChanges({ access_token, app_secret, verify_token }),
+        inbound_token_sealed: box.seal(inbound_token),
+        inbound_token_digest: box.digest(inbound_token),
+      });
+    },
+
+    /** Removes a further number (never the first): an addition the provider refused. */
+    async removeNumber(company_id: number, slot: number): Promise<void> {
+      if (slot === 0) return;
+      await Channels.deleteOne({ company_id, slot });
+    },
+
+    async findByPhoneNumberId(phone_number_id: string): Promise<Channel | null> {
+      return open(await Channels.findOne({ phone_number_id }).lean<ChannelDocument>());
+    },
+
+    /** The organization's first (default) number. */
     async findByCompany(company_id: number): Promise<Channel | null> {
-      return open(await Channels.findOne({ company_id }).lean<ChannelDocument>());
+      return open(await Channels.findOne({ company_id, slot: 0 }).lean<ChannelDocument>());
+    },
+
+    /** All the organization's numbers, the first (default) first. */
+    async listByCompany(company_id: number): Promise<Channel[]> {
+      const found = await Channels.find({ company_id }).sort({ slot: 1 }).lean<ChannelDocument[]>();
+      return found.map((doc) => open(doc)!);
     },
 
     /** Every organization with a channel (the template sync visits each). */
@@ -165,6 +207,7 @@ export function createChannelStore(db: Connection, box: SecretBox) {
       const result = await Channels.updateOne(
         {
           company_id,
+          slot: 0,
           $or: [
             { account_notice: mongoose.trusted({ $exists: false }) },
             { 'account_notice.at': mongoose.trusted({ $lte: notice.at }) },
@@ -177,15 +220,21 @@ export function createChannelStore(db: Connection, box: SecretBox) {
 
     /** The latest account notice, read fresh: every replica answers it as soon as it is stored. */
     async accountNotice(company_id: number): Promise<AccountNotice | null> {
-      const found = await Channels.findOne({ company_id })
+      const found = await Channels.findOne({ company_id, slot: 0 })
         .select({ account_notice: 1 })
         .lean<{ account_notice?: AccountNotice }>();
       return found?.account_notice ?? null;
     },
 
-    async update(company_id: number, changes: ChannelUpdate, now: Date): Promise<Channel | null> {
+    /** Changes one number of the organization: the first unless `slot` names another. */
+    async update(
+      company_id: number,
+      changes: ChannelUpdate,
+      now: Date,
+      slot = 0,
+    ): Promise<Channel | null> {
       const updated = await Channels.findOneAndUpdate(
-        { company_id },
+        { company_id, slot },
         { $set: { ...sealChanges(changes), updated_at: now } },
         { returnDocument: 'after' },
       ).lean<ChannelDocument>();

@@ -17,6 +17,8 @@ export interface InboundMedia {
   contact_name: string;
   /** Sent from the business's own number: its `message_received` says so (never answered). */
   echo: boolean;
+  /** The organization's number the message reached: its credentials fetch the file. */
+  phone_number_id?: string;
   type: InboundMediaType;
   /** The provider's media id (`GET /{media-id}` gives its download URL). */
   provider_media_id: string;
@@ -58,6 +60,7 @@ const mediaSchema = new Schema<InboundMedia>(
     contact_id: { type: Number, required: true },
     contact_name: { type: String, required: true },
     echo: { type: Boolean, default: false },
+    phone_number_id: { type: String, required: false },
     type: { type: String, required: true },
     provider_media_id: { type: String, required: true },
     mime_type: { type: String, required: true },
@@ -95,6 +98,7 @@ const chunkId = (mediaId: number, n: number) => `${mediaId}:${n}`;
 
 export type NewInboundMedia = Pick<
   InboundMedia,
+  | 'phone_number_id'
   | 'id'
   | 'company_id'
   | 'contact_id'

@@ -64,6 +64,11 @@ export interface StoredMessage extends OutboxFields {
   updated_at: Date;
   /** The file of an inbound image, audio, video, document or sticker, as getMessages shows it. */
   media?: MediaDescriptor;
+  /**
+   * The organization's number that sent or received it; absent on messages stored before
+   * organizations had several numbers (those were the first number's).
+   */
+  phone_number_id?: string | null;
 }
 
 /** A wamid claimed this long ago without its message stored was claimed by a delivery that died. */
@@ -100,6 +105,7 @@ const messageSchema = new Schema<StoredMessage>(
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
     media: { type: Schema.Types.Mixed, default: undefined },
+    phone_number_id: { type: String, required: false },
     ...outboxSchemaFields,
   },
   { collection: 'messages', versionKey: false, minimize: false },

@@ -34,6 +34,7 @@ export function brokerEvent<E extends EventName>(
 
 type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone'> & {
   campaign_id?: number | null;
+  phone_number_id?: string | null;
 };
 
 /** What a send puts in `biz_opaque_callback_data`, which the provider echoes in its statuses. */
@@ -45,9 +46,15 @@ export function messageIdOfCallbackData(value: unknown): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** A message event of a campaign's message carries the campaign outside `data`. */
-const ofCampaign = (event: BrokerEvent, message: Subject): BrokerEvent =>
-  message.campaign_id ? { ...event, campaign_id: message.campaign_id } : event;
+/**
+ * A message event carries, outside `data`, the campaign of a campaign's message and the
+ * organization's number that sent or received it.
+ */
+const ofCampaign = (event: BrokerEvent, message: Subject): BrokerEvent => ({
+  ...event,
+  ...(message.campaign_id ? { campaign_id: message.campaign_id } : {}),
+  ...(message.phone_number_id ? { phone_number_id: message.phone_number_id } : {}),
+});
 
 /** Names the events of one message: `<namespace>` is the messaging database, unique per deployment. */
 export type EventIds = (message: Pick<StoredMessage, 'id'>, fact: string) => string;
@@ -125,7 +132,8 @@ export const messageStatusUpdated = (
  */
 export const messageReceived = (
   ids: EventIds,
-  message: Subject & Pick<StoredMessage, 'wamid' | 'message' | 'type' | 'media'>,
+  message: Subject &
+    Pick<StoredMessage, 'wamid' | 'message' | 'type' | 'media' | 'phone_number_id'>,
   contactName: string,
   now: Date,
   extras: { reply_id?: string; echo?: true; automation_paused?: true } = {},
@@ -147,5 +155,6 @@ export const messageReceived = (
     now,
     ids(message, 'message_received'),
   ),
+  ...(message.phone_number_id ? { phone_number_id: message.phone_number_id } : {}),
   ...extras,
 });

@@ -118,8 +118,14 @@ interface GraphSendResponse {
 }
 
 /**
- * The named Cloud API client: axios with a timeout and an opossum breaker per channel, so one
- * organization's failing provider never slows another's. A channel whose address or credentials
+ * A channel is one of the organization's numbers; its place among them (`slot`, 0 for the first)
+ * keeps its client apart from the others'. Absent: the first.
+ */
+type NumberChannel = Channel & { slot?: number };
+
+/**
+ * The named Cloud API client: axios with a timeout and an opossum breaker per channel (each
+ * number of an organization), so one organization's failing provider never slows another's. A channel whose address or credentials
  * change gets a fresh client.
  */
 export function createCloudApi(options: {
@@ -128,14 +134,17 @@ export function createCloudApi(options: {
   /** Calls one channel may have waiting on its provider at once; more are throttled here. */
   maxInFlight: number;
 }) {
+  // One client per number of an organization (`<company_id>:<slot>`).
   const clients = new Map<
-    number,
+    string,
     { fingerprint: string; client: CloudApiClient; raw: OutboundClient }
   >();
 
-  function build(channel: Channel): { client: CloudApiClient; raw: OutboundClient } {
+  function build(channel: NumberChannel): { client: CloudApiClient; raw: OutboundClient } {
+    const slot = channel.slot ?? 0;
     const raw = createOutboundClient({
-      name: `cloud-api:${channel.company_id}`,
+      name:
+        slot === 0 ? `cloud-api:${channel.company_id}` : `cloud-api:${channel.company_id}:${slot}`,
       baseURL: `${channel.provider_base_url.replace(/\/+$/, '')}/${channel.api_version}`,
       timeoutMs: options.timeoutMs,
       logger: options.logger,
@@ -308,7 +317,7 @@ export function createCloudApi(options: {
   }
 
   return {
-    forChannel(channel: Channel): CloudApiClient {
+    forChannel(channel: NumberChannel): CloudApiClient {
       const fingerprint = createHash('sha256')
         .update(
           [
@@ -319,11 +328,12 @@ export function createCloudApi(options: {
           ].join('\n'),
         )
         .digest('hex');
-      const known = clients.get(channel.company_id);
+      const key = `${channel.company_id}:${channel.slot ?? 0}`;
+      const known = clients.get(key);
       if (known?.fingerprint === fingerprint) return known.client;
       known?.raw.shutdown();
       const built = build(channel);
-      clients.set(channel.company_id, { fingerprint, ...built });
+      clients.set(key, { fingerprint, ...built });
       return built.client;
     },
     shutdown(): void {

@@ -126,3 +126,20 @@ describe('contentOfMessage (the message of sendMessageToPhoneNumber)', () => {
     expect(parse({ message: 'Hi', header: ' ', footer: '' })).toEqual({ kind: 'text', body: 'Hi' });
   });
 });
+
+describe('pacing per phone number', () => {
+  test('when numbers have their own send rates, then each is paced by its own bucket and rate', () => {
+    const frozen = () => 1_000;
+    const paced = createPacing(80, frozen);
+    // A number limited to 2 messages a second: two go at once, the third waits half a second.
+    expect([paced.tryTake('111', 2), paced.tryTake('111', 2), paced.tryTake('111', 2)]).toEqual([
+      0, 0, 500,
+    ]);
+    // Another number of the same organization is not held back by it, at the default rate.
+    const other = Array.from({ length: 80 }, () => paced.tryTake('222'));
+    expect(other.every((wait) => wait === 0)).toBe(true);
+    expect(paced.tryTake('222')).toBeGreaterThan(0);
+    // A changed rate starts the number afresh at that rate.
+    expect(paced.tryTake('111', 5)).toBe(0);
+  });
+});

@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
+import type { MessagingPhoneNumbers } from '../../outbound/messaging-phone-numbers';
 import {
+  AddPhoneNumberRequestSchema,
   CreateOrganizationRequestSchema,
   UpdateChannelRequestSchema,
   type CreateOrganizationRequest,
@@ -24,6 +26,7 @@ export interface AdminRouteDeps {
   organizations: Organizations;
   channels: MessagingChannels;
   limits: RateLimits;
+  phoneNumbers: MessagingPhoneNumbers;
   /** How the owner a creation request names is made (nothing when it names none). */
   ownerFor: (request: CreateOrganizationRequest) => OwnerMaker<OrganizationOwner> | undefined;
 }
@@ -73,6 +76,19 @@ export function adminRoutes(router: Router, deps: AdminRouteDeps): void {
       throw new AppError('not_found', `Organization ${company_id} not found`);
     }
     res.json(await deps.channels.update(company_id, changes));
+  });
+
+  // No organization look-up here: messaging knows no number of an organization that does not
+  // exist (its first number is made with it) and answers 404.
+  router.post('/admin/organizations/:company_id/phone-numbers', requireAdmin, async (req, res) => {
+    const { company_id } = parseInput(CompanyIdParamSchema, req.params);
+    const request = parseInput(AddPhoneNumberRequestSchema, req.body ?? {});
+    res.status(201).json(await deps.phoneNumbers.add(company_id, request));
+  });
+
+  router.get('/admin/organizations/:company_id/phone-numbers', requireAdmin, async (req, res) => {
+    const { company_id } = parseInput(CompanyIdParamSchema, req.params);
+    res.json(await deps.phoneNumbers.list(company_id));
   });
 
   router.delete('/admin/tokens/:token_id', requireAdmin, async (req, res) => {

@@ -60,7 +60,10 @@ const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('h
 
 /** One attempt: the provider's lookup (media id → URL), then the bytes, within the kind's limit. */
 async function attempt(deps: MediaFetchDeps, media: InboundMedia): Promise<Outcome> {
-  const channel = await deps.channels.find(media.company_id);
+  const channel =
+    (media.phone_number_id
+      ? await deps.channels.findNumber(media.company_id, media.phone_number_id)
+      : null) ?? (await deps.channels.find(media.company_id));
   if (!channel) return { status: 'failed', retryable: false, error: 'The channel is gone' };
   const limit = mediaLimitOf(media.type, deps.capBytes);
   const info = await deps.providerMedia.lookup(channel, media.provider_media_id);

@@ -33,5 +33,6 @@ export function presentMessage(message: StoredMessage): MessageView {
     created_at: new Date(message.created_at).toISOString(),
     status_times: statusTimesOf(message),
     ...(message.media ? { media: message.media } : {}),
+    ...(message.phone_number_id ? { phone_number_id: message.phone_number_id } : {}),
   };
 }

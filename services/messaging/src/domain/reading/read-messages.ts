@@ -143,6 +143,7 @@ export async function getConversations(
         contact_name: names.get(conversation.contact_id) ?? conversation.contact_name,
         phone: conversation.phone,
         last_message: lastMessage,
+        ...(lastMessage.phone_number_id ? { phone_number_id: lastMessage.phone_number_id } : {}),
         unread_count: conversation.unread_ids.length,
         assigned_agent_id: conversation.assigned_agent_id ?? null,
         status: conversation.status ?? 'open',

@@ -9,7 +9,7 @@ import type { ProviderFailure } from '../../outbound/provider-failure';
 export interface MarkReadDeps {
   messages: Pick<MessageStore, 'findOwn'>;
   conversations: Pick<ConversationStore, 'markReadUpTo'>;
-  channels: Pick<ChannelDirectory, 'find'>;
+  channels: Pick<ChannelDirectory, 'find' | 'findNumber'>;
   cloudApi: Pick<CloudApi, 'forChannel'>;
 }
 
@@ -42,7 +42,11 @@ export async function markMessageRead(
       'message_id: only a message the contact sent can be marked read (this one was sent by the business)',
     );
   }
-  const channel = await deps.channels.find(company_id);
+  // The receipt goes through the number the message reached.
+  const channel =
+    (message.phone_number_id
+      ? await deps.channels.findNumber(company_id, message.phone_number_id)
+      : null) ?? (await deps.channels.find(company_id));
   if (!channel) {
     throw new AppError('dependency_unavailable', 'This organization has no messaging channel');
   }

@@ -10,6 +10,7 @@ import type { ConversationStore } from '../../data-access/conversation-store';
 import type { InboundMediaStore, NewInboundMedia } from '../../data-access/inbound-media-store';
 import type { MessageStore, StoredMessage } from '../../data-access/message-store';
 import type { ContactsClient } from '../../outbound/contacts-client';
+import type { ChannelDirectory } from '../channel-directory';
 import { messageReceived, type EventIds } from '../message-events';
 import { describeInbound, replyIdOf } from './describe-inbound';
 
@@ -25,6 +26,22 @@ export interface ReceivingDeps {
   inboundMedia?: { store: InboundMediaStore; kick(): void };
   /** After an agent's message to a contact, how long automated answers to them wait (0: never). */
   agentReplyPauseMs: number;
+  /** The organization's numbers: a message names the number it reached when it is one of them. */
+  numbers?: Pick<ChannelDirectory, 'findNumber'>;
+}
+
+/**
+ * The organization's number a change reached (the provider names it in `metadata`), when it is
+ * one of the organization's own numbers; one app's webhook may carry several numbers' changes.
+ */
+async function receivingNumber(
+  deps: Pick<ReceivingDeps, 'numbers'>,
+  company_id: number,
+  metadata: Loose,
+): Promise<string | undefined> {
+  const id = metadata.phone_number_id;
+  if (typeof id !== 'string' || id === '' || !deps.numbers) return undefined;
+  return (await deps.numbers.findNumber(company_id, id)) ? id : undefined;
 }
 
 /** An agent answered the contact within the pause: automation should leave them to the agent. */
@@ -94,6 +111,7 @@ export async function receiveMessages(
     typeof metadata.display_phone_number === 'string'
       ? normalizePhone(metadata.display_phone_number)
       : null;
+  const numberId = await receivingNumber(deps, event.company_id, metadata);
   for (const message of objects(event.value.messages)) {
     const wamid = typeof message.id === 'string' ? message.id : undefined;
     const from =
@@ -111,7 +129,10 @@ export async function receiveMessages(
       continue;
     }
     const echo = phone === ownNumber;
-    await receiveOne(deps, event.company_id, wamid, phone, names.get(from), message, now, echo);
+    await receiveOne(deps, event.company_id, wamid, phone, names.get(from), message, now, {
+      echo,
+      numberId,
+    });
   }
 }
 
@@ -123,7 +144,7 @@ async function receiveOne(
   profileName: string | undefined,
   raw: Loose,
   now: Date,
-  echo: boolean,
+  { echo, numberId }: { echo: boolean; numberId: string | undefined },
 ): Promise<void> {
   const known = await deps.messages.findByWamidKey(wamid);
   if (known) return finishRedelivery(deps, company_id, known, now);
@@ -165,6 +186,7 @@ async function receiveOne(
     pending_events: {},
     pending_ids: [],
     ...(pendingMedia ? { media: pendingMedia } : {}),
+    ...(numberId ? { phone_number_id: numberId } : {}),
   };
   const replyId = replyIdOf(raw);
   const event = messageReceived(deps.eventIds, message, contact.name, now, {
@@ -178,7 +200,15 @@ async function receiveOne(
     // Queued before the message exists (keyed by its id), so a stored message always has its
     // fetch; `message_received` waits for the file, so that it can say where the file is kept.
     await deps.inboundMedia.store.add(
-      { ...file, id, company_id, contact_id: contact.id, contact_name: contact.name, echo },
+      {
+        ...file,
+        id,
+        company_id,
+        contact_id: contact.id,
+        contact_name: contact.name,
+        echo,
+        ...(numberId ? { phone_number_id: numberId } : {}),
+      },
       now,
     );
   }

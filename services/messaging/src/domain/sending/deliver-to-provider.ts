@@ -17,17 +17,28 @@ export type DeliveryResult =
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One token bucket per phone number: the provider's throughput (80 messages/s by default). */
-export function createPacing(ratePerSecond: number) {
-  const buckets = new Map<string, TokenBucket>();
+/**
+ * One token bucket per phone number: the provider's throughput (80 messages/s by default, or the
+ * number's own send rate; a changed rate starts a fresh bucket).
+ */
+export function createPacing(ratePerSecond: number, now?: () => number) {
+  const buckets = new Map<string, { rate: number; bucket: TokenBucket }>();
+  const bucketOf = (phoneNumberId: string, numberRate: number | undefined) => {
+    const rate = numberRate ?? ratePerSecond;
+    let held = buckets.get(phoneNumberId);
+    if (!held || held.rate !== rate) {
+      held = { rate, bucket: new TokenBucket(rate, rate, now) };
+      buckets.set(phoneNumberId, held);
+    }
+    return held.bucket;
+  };
   return {
-    take(phoneNumberId: string): Promise<void> {
-      let bucket = buckets.get(phoneNumberId);
-      if (!bucket) {
-        bucket = new TokenBucket(ratePerSecond);
-        buckets.set(phoneNumberId, bucket);
-      }
-      return bucket.take();
+    take(phoneNumberId: string, numberRate?: number): Promise<void> {
+      return bucketOf(phoneNumberId, numberRate).take();
+    },
+    /** Takes the number's token now, or says how many milliseconds its turn is away. */
+    tryTake(phoneNumberId: string, numberRate?: number): number {
+      return bucketOf(phoneNumberId, numberRate).tryTake();
     },
   };
 }
@@ -45,10 +56,11 @@ export async function deliverToProvider(
   body: Record<string, unknown>,
   policy: RetryPolicy,
   random: () => number = Math.random,
+  numberRate?: number,
 ): Promise<DeliveryResult> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
-    await pacing.take(phoneNumberId);
+    await pacing.take(phoneNumberId, numberRate);
     const result = await client.sendMessage(body);
     if (result.ok) return { ok: true, wamid: result.data.wamid, attempts: attempt };
     const { failure } = result;

@@ -81,6 +81,8 @@ export type SendRequest = SendBody & {
   recipient: Recipient;
   idempotency?: { scope: 'api' | 'command'; key: string; fingerprint: string };
   campaign_id?: number;
+  /** The organization's number to send from (its phone_number_id); the first number when absent. */
+  from_phone_number_id?: string;
   /** The signed-in user (agent) sending from the console. */
   sent_by_agent_id?: number;
   /** The producer already holds this message's quota place, in this month. */
@@ -177,12 +179,15 @@ function answerOf(message: StoredMessage): SendAnswer {
 export function createSender(deps: SendingDeps) {
   const log = deps.logger.child({ component: 'sender' });
 
-  async function channelOf(company_id: number) {
-    const channel = await deps.channels.find(company_id);
-    if (!channel) {
-      throw new AppError('dependency_unavailable', 'This organization has no messaging channel');
-    }
-    return channel;
+  /**
+   * The number a stored message goes out from: the one it names (messages stored before
+   * organizations had several numbers name none: the first number's).
+   */
+  async function channelOf(message: Pick<StoredMessage, 'company_id' | 'phone_number_id'>) {
+    const named = message.phone_number_id
+      ? await deps.channels.findNumber(message.company_id, message.phone_number_id)
+      : null;
+    return named ?? deps.channels.sender(message.company_id, undefined);
   }
 
   async function recipientOf(request: SendRequest): Promise<ContactRef> {
@@ -233,7 +238,7 @@ export function createSender(deps: SendingDeps) {
     refusal?: ProviderFailure,
   ): Promise<SendAnswer> {
     const body = JSON.parse(message.request_json ?? '{}') as Record<string, unknown>;
-    const channel = refusal ? undefined : await channelOf(message.company_id);
+    const channel = refusal ? undefined : await channelOf(message);
     const result = !channel
       ? { ok: false as const, failure: refusal! }
       : await deliverToProvider(
@@ -242,6 +247,8 @@ export function createSender(deps: SendingDeps) {
           channel.phone_number_id,
           body,
           deps.retry,
+          Math.random,
+          channel.send_rate_per_second,
         );
     const { failure } = result.ok ? { failure: undefined } : result;
     if (failure && !request.mayFail && failure.retryable) {
@@ -325,7 +332,7 @@ export function createSender(deps: SendingDeps) {
     now: Date,
   ): Promise<SendAnswer> {
     const { company_id } = request.organization;
-    const channel = await channelOf(company_id);
+    const channel = await deps.channels.sender(company_id, request.from_phone_number_id);
     let refusal = await templateRefusal(request);
     const { month, hold } = await reserveQuota(id, request, now);
     const giveBack = () =>
@@ -401,6 +408,7 @@ export function createSender(deps: SendingDeps) {
       idempotency_key: request.idempotency?.key ?? null,
       ...(request.idempotency?.scope === 'command' ? { via_command: true } : {}),
       campaign_id: request.campaign_id ?? null,
+      phone_number_id: channel.phone_number_id,
       sent_by_agent_id: request.sent_by_agent_id ?? null,
       quota_month: month,
       lease_until: new Date(now.getTime() + deps.leaseMs),

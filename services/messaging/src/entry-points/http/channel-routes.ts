@@ -1,6 +1,9 @@
 import type { Router } from 'express';
 import {
+  AddPhoneNumberRequestSchema,
   ProvisionChannelRequestSchema,
+  type AddPhoneNumberResponse,
+  type ListPhoneNumbersResponse,
   UpdateChannelRequestSchema,
   type InboundChannelResponse,
   type ProvisionChannelResponse,
@@ -30,6 +33,25 @@ export function channelRoutes(router: Router, deps: { channels: Channels }): voi
     const body: UpdateChannelResponse = {
       status: 'success',
       channel: await deps.channels.update(company_id, changes),
+    };
+    res.json(body);
+  });
+
+  router.post('/internal/channels/:company_id/numbers', async (req, res) => {
+    const { company_id } = parseInput(CompanyParamSchema, req.params);
+    const request = parseInput(AddPhoneNumberRequestSchema, req.body ?? {});
+    const body: AddPhoneNumberResponse = {
+      status: 'success',
+      phone_number: await deps.channels.addNumber(company_id, request),
+    };
+    res.status(201).json(body);
+  });
+
+  router.get('/internal/channels/:company_id/numbers', async (req, res) => {
+    const { company_id } = parseInput(CompanyParamSchema, req.params);
+    const body: ListPhoneNumbersResponse = {
+      status: 'success',
+      phone_numbers: await deps.channels.listNumbers(company_id),
     };
     res.json(body);
   });

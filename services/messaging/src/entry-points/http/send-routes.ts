@@ -78,12 +78,13 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
   serveOperation(router, 'sendMessageToPhoneNumber', async (req, res) => {
     const organization = orgContext(req);
     const request = parseInput(SendMessageRequestSchema, req.body ?? {});
-    const { phone, ...rest } = request;
+    const { phone, from_phone_number_id, ...rest } = request;
     answer(
       res,
       await deps.sender.send({
         organization,
         recipient: { phone },
+        ...(from_phone_number_id ? { from_phone_number_id } : {}),
         content: contentOfMessage(rest),
         idempotency: idempotencyOf(req, 'sendMessageToPhoneNumber', request),
         ...campaignOf(req),
@@ -96,12 +97,13 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
   serveOperation(router, 'sendtemplatemessage', async (req, res) => {
     const organization = orgContext(req);
     const request = parseInput(SendTemplateRequestSchema, req.body ?? {});
-    const { phone, ...rest } = request;
+    const { phone, from_phone_number_id, ...rest } = request;
     answer(
       res,
       await deps.sender.send({
         organization,
         recipient: { phone },
+        ...(from_phone_number_id ? { from_phone_number_id } : {}),
         content: contentOfTemplate(rest),
         idempotency: idempotencyOf(req, 'sendtemplatemessage', request),
         ...campaignOf(req),
@@ -115,7 +117,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
     const organization = orgContext(req);
     if (req.is('multipart/form-data')) await readMultipart(req, res, deps.mediaMaxBytes);
     const request = parseInput(SendMediaRequestSchema, req.body ?? {});
-    const { phone, url, ...rest } = request;
+    const { phone, url, from_phone_number_id, ...rest } = request;
     const file = req.file;
     let body: SendBody;
     let fileHash = '';
@@ -139,6 +141,7 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
       await deps.sender.send({
         organization,
         recipient: { phone },
+        ...(from_phone_number_id ? { from_phone_number_id } : {}),
         ...body,
         idempotency: idempotencyOf(req, 'sendmedia', request, fileHash),
         ...agentOf(req),
