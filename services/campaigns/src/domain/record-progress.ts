@@ -149,6 +149,7 @@ export function createProgressRecorder(deps: CampaignsDeps) {
       [...inc].map(async ([campaign_id, counters]) => {
         try {
           await deps.campaigns.update(campaign_id, {}, {}, [], counters);
+          deps.progressChanged(campaign_id);
           await completeIfSettled(deps, campaign_id);
         } catch (error) {
           const failure = error instanceof Error ? error : new Error(String(error));
