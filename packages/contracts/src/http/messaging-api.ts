@@ -16,10 +16,10 @@ import {
 } from './message-content';
 import { MediaDescriptorSchema } from '../events/payloads';
 
-// The messaging operations of spec §4.3. Inputs arrive as JSON or as form fields (all strings),
+// The API's messaging operations. Inputs arrive as JSON or as form fields (all strings),
 // so lists also accept a JSON text or a comma-separated string.
 
-/** Cloud API limits (cloud-api.md §1.2), checked before anything is reserved or sent. */
+/** Cloud API limits as Meta documents them, checked before anything is reserved or sent. */
 export const MESSAGE_LIMITS = {
   text: 4096,
   interactiveBody: 1024,
@@ -229,7 +229,7 @@ const TemplateComponentsSchema = listInput(
   }),
 ).refine((components) => components.length <= 20, { message: 'must be at most 20 components' });
 
-/** Spec §4.3 `sendtemplatemessage` (components as the Cloud API takes them, cloud-api.md §1.2). */
+/** The API's `sendtemplatemessage` (components as the Cloud API takes them). */
 export const SendTemplateRequestSchema = z.object({
   phone: PhoneSchema,
   template_name: z
@@ -254,7 +254,7 @@ export const MediaTypeSchema = z.enum(MEDIA_TYPES, {
 });
 export type MediaType = z.infer<typeof MediaTypeSchema>;
 
-/** Spec §4.3 `sendmedia`: by `url`, or with the file itself as multipart field `file`. */
+/** The API's `sendmedia`: by `url`, or with the file itself as multipart field `file`. */
 export const SendMediaRequestSchema = z.object({
   phone: PhoneSchema,
   type: MediaTypeSchema,
@@ -488,7 +488,7 @@ export type GetMediaQuery = z.infer<typeof GetMediaQuerySchema>;
 
 export const CONNECTION_STATES = ['connected', 'disconnected'] as const;
 
-/** Spec §4.3 `accountStatus`; provider fields are null when the provider could not be asked. */
+/** The API's `accountStatus`; provider fields are null when the provider could not be asked. */
 export const AccountStatusResponseSchema = successResponse({
   connection_state: z.enum(CONNECTION_STATES),
   /** E.g. active, pending_review, rejected, restricted, disabled. */
@@ -520,7 +520,7 @@ const UNSUBSCRIBED_NOTE =
   'reply within 24 hours of their last message, and never a marketing template: otherwise 422 ' +
   '`contact_unsubscribed` and nothing is sent.';
 const QUOTA_NOTE =
-  ' Each message counts against the plan’s messages per month (spec §8; 429 and nothing sent ' +
+  ' Each message counts against the plan’s messages per month (429 and nothing sent ' +
   'when exceeded); a number with no contact becomes a contact (the contact quota applies). ' +
   'A refusal by the provider answers `{status:"error", message}` with the provider’s error text.';
 

@@ -34,7 +34,7 @@ export interface MediaUpload {
   filename: string;
 }
 
-/** One organization's Cloud API account (cloud-api.md §1), behind its own breaker. */
+/** One organization's Cloud API account, behind its own breaker. */
 export interface CloudApiClient {
   sendMessage(body: Record<string, unknown>): Promise<CloudApiResult<SendAccepted>>;
   uploadMedia(media: MediaUpload): Promise<CloudApiResult<{ id: string }>>;

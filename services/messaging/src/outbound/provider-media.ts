@@ -14,7 +14,7 @@ interface Channel {
   access_token: string;
 }
 
-/** What `GET /{media-id}` says of a file (cloud-api.md: url, mime_type, sha256, file_size, id). */
+/** What `GET /{media-id}` says of a file (url, mime_type, sha256, file_size, id). */
 export interface ProviderMediaInfo {
   url: string;
   mime_type: string | null;

@@ -1,6 +1,6 @@
 /**
  * The `message` text of an inbound message (the published event payloads: "text of the message"), for every type
- * the provider sends (cloud-api.md §3.3). `message_type` mirrors the provider's type as is.
+ * the provider sends (as the Cloud API documents its webhooks). `message_type` mirrors the provider's type as is.
  */
 type Loose = Record<string, unknown>;
 

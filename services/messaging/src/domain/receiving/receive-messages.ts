@@ -55,7 +55,7 @@ const objects = (value: unknown): Loose[] =>
     ? value.filter((item): item is Loose => typeof item === 'object' && item !== null)
     : [];
 
-/** The profile names the provider reports, by WhatsApp id (cloud-api.md §3.3). */
+/** The profile names the provider reports, by WhatsApp id. */
 function profileNames(value: Loose): Map<string, string> {
   const names = new Map<string, string>();
   for (const contact of objects(value.contacts)) {

@@ -1,5 +1,5 @@
 /**
- * Builds the Cloud API send bodies (cloud-api.md §1.1–1.2) from what a customer asked for.
+ * Builds the Cloud API send bodies (as Meta documents them) from what a customer asked for.
  * Limits are checked here, before any quota is reserved or any call is made, so that a request
  * the provider would refuse is answered 422 with the field named.
  */

@@ -171,7 +171,7 @@ function answerOf(message: StoredMessage): SendAnswer {
 }
 
 /**
- * Sends one message (ARCHITECTURE §5, §9, issue 4 point 4): idempotency key claimed, monthly
+ * Sends one message (ARCHITECTURE §5, §9): idempotency key claimed, monthly
  * quota reserved, recipient resolved (a new contact within the contact quota), message stored
  * as pending, provider called (paced and retried), and the outcome stored with its events in one
  * write. A refusal stores the message as failed and gives the quota place back.

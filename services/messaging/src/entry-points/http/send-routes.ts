@@ -73,7 +73,7 @@ export function readMultipart(req: Request, res: Response, maxBytes: number): Pr
   });
 }
 
-/** Spec §4.3 send operations: parse, send once (per idempotency key), answer as the send did. */
+/** The API's send operations: parse, send once (per idempotency key), answer as the send did. */
 export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes: number }): void {
   serveOperation(router, 'sendMessageToPhoneNumber', async (req, res) => {
     const organization = orgContext(req);
