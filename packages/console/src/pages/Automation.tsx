@@ -27,6 +27,8 @@ import {
   type FlowsResponse,
 } from '@switchboard/contracts';
 import { api, errorText } from '../api';
+import { ListTable } from '../ListTable';
+import { ErrorAlert } from '../ErrorAlert';
 
 function AutomatedReplies() {
   const queryClient = useQueryClient();
@@ -121,72 +123,59 @@ function AutomatedReplies() {
             {errorText(add.error ?? change.error)}
           </Alert>
         )}
-        {replies.isError && (
-          <Alert color="red" role="alert">
-            {errorText(replies.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={replies.error} />
         {replies.data?.replies.length === 0 && (
           <Text c="dimmed" size="sm">
             No automated replies yet.
           </Text>
         )}
         {replies.data && replies.data.replies.length > 0 && (
-          <Table withTableBorder aria-label="Automated replies">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Reply</Table.Th>
-                <Table.Th>Sent</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Actions</Table.Th>
+          <ListTable
+            label="Automated replies"
+            headings={['Name', 'When', 'Reply', 'Sent', 'State', 'Actions']}
+          >
+            {replies.data.replies.map((reply) => (
+              <Table.Tr key={reply.id}>
+                <Table.Td>{reply.name}</Table.Td>
+                <Table.Td>
+                  {reply.kind === 'welcome'
+                    ? 'first message'
+                    : `${reply.kind}: ${reply.triggers.join(', ')}`}
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm" lineClamp={2}>
+                    {reply.message}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{reply.used}</Table.Td>
+                <Table.Td>
+                  <Badge color={reply.active ? 'teal.9' : 'gray.7'}>
+                    {reply.active ? 'active' : 'off'}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Button
+                      size="xs"
+                      variant="default"
+                      aria-label={`${reply.active ? 'Turn off' : 'Turn on'} ${reply.name}`}
+                      onClick={() => change.mutate({ reply })}
+                    >
+                      {reply.active ? 'Turn off' : 'Turn on'}
+                    </Button>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      aria-label={`Delete ${reply.name}`}
+                      onClick={() => change.mutate({ reply, remove: true })}
+                    >
+                      Delete
+                    </Button>
+                  </Group>
+                </Table.Td>
               </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {replies.data.replies.map((reply) => (
-                <Table.Tr key={reply.id}>
-                  <Table.Td>{reply.name}</Table.Td>
-                  <Table.Td>
-                    {reply.kind === 'welcome'
-                      ? 'first message'
-                      : `${reply.kind}: ${reply.triggers.join(', ')}`}
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm" lineClamp={2}>
-                      {reply.message}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{reply.used}</Table.Td>
-                  <Table.Td>
-                    <Badge color={reply.active ? 'teal.9' : 'gray.7'}>
-                      {reply.active ? 'active' : 'off'}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <Button
-                        size="xs"
-                        variant="default"
-                        aria-label={`${reply.active ? 'Turn off' : 'Turn on'} ${reply.name}`}
-                        onClick={() => change.mutate({ reply })}
-                      >
-                        {reply.active ? 'Turn off' : 'Turn on'}
-                      </Button>
-                      <Button
-                        size="xs"
-                        variant="default"
-                        aria-label={`Delete ${reply.name}`}
-                        onClick={() => change.mutate({ reply, remove: true })}
-                      >
-                        Delete
-                      </Button>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+            ))}
+          </ListTable>
         )}
       </Stack>
     </Paper>
@@ -264,16 +253,8 @@ function Flows() {
         <Title order={2} size="h4" id="flows">
           Flows
         </Title>
-        {flows.isError && (
-          <Alert color="red" role="alert">
-            {errorText(flows.error)}
-          </Alert>
-        )}
-        {toggle.isError && (
-          <Alert color="red" role="alert">
-            {errorText(toggle.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={flows.error} />
+        <ErrorAlert error={toggle.error} />
         {flows.data?.flows.length === 0 && (
           <Text c="dimmed" size="sm">
             No flows yet. Flows are made with the addFlow operation of the API.
@@ -383,11 +364,7 @@ function AIBot() {
             value={prompt}
             onChange={(event) => setPrompt(event.currentTarget.value)}
           />
-          {save.isError && (
-            <Alert color="red" role="alert">
-              {errorText(save.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={save.error} />
           {save.isSuccess && (
             <Text size="sm" role="status">
               Saved.

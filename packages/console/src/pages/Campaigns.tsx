@@ -30,6 +30,8 @@ import type {
 import { api, errorText } from '../api';
 import { formatTime } from '../format';
 import { useFallbackPoll } from '../live';
+import { ListTable } from '../ListTable';
+import { ErrorAlert } from '../ErrorAlert';
 
 /** Delivered and read keep arriving for a while after the last message was handed over. */
 const RECEIPTS_SETTLE_MS = 10 * 60_000;
@@ -363,91 +365,74 @@ export function CampaignsPage() {
     <Stack>
       <Title order={1}>Campaigns</Title>
       <CreateCampaign onCreated={() => void refresh()} />
-      {action.isError && (
-        <Alert color="red" role="alert">
-          {errorText(action.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={action.error} />
       <section aria-labelledby="campaign-list">
         <Title order={2} size="h4" id="campaign-list" mb="xs">
           Your campaigns
         </Title>
-        {campaigns.isError && (
-          <Alert color="red" role="alert">
-            {errorText(campaigns.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={campaigns.error} />
         {campaigns.data && list.length === 0 && <Text c="dimmed">No campaigns yet.</Text>}
         {list.length > 0 && (
           <Table.ScrollContainer minWidth={900}>
-            <Table withTableBorder aria-label="Campaigns">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Type</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Audience or trigger</Table.Th>
-                  <Table.Th>Progress</Table.Th>
-                  <Table.Th>Actions</Table.Th>
+            <ListTable
+              label="Campaigns"
+              headings={['Name', 'Type', 'Status', 'Audience or trigger', 'Progress', 'Actions']}
+            >
+              {list.map((campaign) => (
+                <Table.Tr key={campaign.id} data-testid="campaign-row">
+                  <Table.Td>{campaign.name}</Table.Td>
+                  <Table.Td>{campaign.type}</Table.Td>
+                  <Table.Td>
+                    <Badge color={STATUS_COLORS[campaign.status]}>{campaign.status}</Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Trigger campaign={campaign} groupNames={groupNames} />
+                  </Table.Td>
+                  <Table.Td>
+                    {campaign.type === 'regular' ? <CampaignProgress campaign={campaign} /> : '—'}
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      {campaign.type === 'regular' &&
+                        (campaign.status === 'draft' || campaign.status === 'scheduled') && (
+                          <Button
+                            size="xs"
+                            variant="default"
+                            aria-label={`Start ${campaign.name} now`}
+                            onClick={() => action.mutate({ kind: 'start', campaign })}
+                          >
+                            Start
+                          </Button>
+                        )}
+                      {['draft', 'scheduled', 'started'].includes(campaign.status) && (
+                        <Button
+                          size="xs"
+                          variant="default"
+                          aria-label={`Cancel ${campaign.name}`}
+                          onClick={() => action.mutate({ kind: 'cancel', campaign })}
+                        >
+                          Cancel
+                        </Button>
+                      )}
+                      {campaign.status !== 'started' && campaign.status !== 'scheduled' && (
+                        <Button
+                          size="xs"
+                          variant="default"
+                          aria-label={`Delete ${campaign.name}`}
+                          onClick={() => {
+                            if (window.confirm(`Delete the campaign “${campaign.name}”?`)) {
+                              action.mutate({ kind: 'delete', campaign });
+                            }
+                          }}
+                        >
+                          Delete
+                        </Button>
+                      )}
+                    </Group>
+                  </Table.Td>
                 </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {list.map((campaign) => (
-                  <Table.Tr key={campaign.id} data-testid="campaign-row">
-                    <Table.Td>{campaign.name}</Table.Td>
-                    <Table.Td>{campaign.type}</Table.Td>
-                    <Table.Td>
-                      <Badge color={STATUS_COLORS[campaign.status]}>{campaign.status}</Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      <Trigger campaign={campaign} groupNames={groupNames} />
-                    </Table.Td>
-                    <Table.Td>
-                      {campaign.type === 'regular' ? <CampaignProgress campaign={campaign} /> : '—'}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        {campaign.type === 'regular' &&
-                          (campaign.status === 'draft' || campaign.status === 'scheduled') && (
-                            <Button
-                              size="xs"
-                              variant="default"
-                              aria-label={`Start ${campaign.name} now`}
-                              onClick={() => action.mutate({ kind: 'start', campaign })}
-                            >
-                              Start
-                            </Button>
-                          )}
-                        {['draft', 'scheduled', 'started'].includes(campaign.status) && (
-                          <Button
-                            size="xs"
-                            variant="default"
-                            aria-label={`Cancel ${campaign.name}`}
-                            onClick={() => action.mutate({ kind: 'cancel', campaign })}
-                          >
-                            Cancel
-                          </Button>
-                        )}
-                        {campaign.status !== 'started' && campaign.status !== 'scheduled' && (
-                          <Button
-                            size="xs"
-                            variant="default"
-                            aria-label={`Delete ${campaign.name}`}
-                            onClick={() => {
-                              if (window.confirm(`Delete the campaign “${campaign.name}”?`)) {
-                                action.mutate({ kind: 'delete', campaign });
-                              }
-                            }}
-                          >
-                            Delete
-                          </Button>
-                        )}
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+              ))}
+            </ListTable>
           </Table.ScrollContainer>
         )}
       </section>

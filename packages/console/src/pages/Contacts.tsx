@@ -21,6 +21,8 @@ import type { Contact, ContactsResponse, GroupsResponse } from '@switchboard/con
 import { api, errorText } from '../api';
 import { download, parseCsv, toCsv } from '../csv';
 import { Pager } from '../Pager';
+import { ListTable } from '../ListTable';
+import { ErrorAlert } from '../ErrorAlert';
 
 const PER_PAGE = 25;
 const KNOWN_COLUMNS = ['name', 'phone', 'email', 'groups'];
@@ -214,11 +216,7 @@ function Groups({ onPick }: { onPick: (id: string) => void }) {
             </Button>
           </Group>
         </form>
-        {add.isError && (
-          <Alert color="red" role="alert">
-            {errorText(add.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={add.error} />
       </Stack>
     </Paper>
   );
@@ -305,11 +303,7 @@ export function ContactsPage() {
               void queryClient.invalidateQueries({ queryKey: ['groups'] });
             }}
           />
-          {contacts.isError && (
-            <Alert color="red" role="alert">
-              {errorText(contacts.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={contacts.error} />
           {contacts.data && contacts.data.contacts.length === 0 && (
             <Text c="dimmed">
               {settledSearch || groupId
@@ -323,54 +317,46 @@ export function ContactsPage() {
                 {contacts.data.meta.total} {contacts.data.meta.total === 1 ? 'contact' : 'contacts'}
               </Text>
               <Table.ScrollContainer minWidth={700}>
-                <Table striped withTableBorder aria-label="Contacts">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Name</Table.Th>
-                      <Table.Th>Phone</Table.Th>
-                      <Table.Th>Email</Table.Th>
-                      <Table.Th>Groups</Table.Th>
-                      <Table.Th>Custom fields</Table.Th>
-                      <Table.Th>Subscription</Table.Th>
+                <ListTable
+                  label="Contacts"
+                  striped
+                  headings={['Name', 'Phone', 'Email', 'Groups', 'Custom fields', 'Subscription']}
+                >
+                  {contacts.data.contacts.map((contact) => (
+                    <Table.Tr key={contact.id} data-testid="contact-row">
+                      <Table.Td>{contact.name}</Table.Td>
+                      <Table.Td>+{contact.phone}</Table.Td>
+                      <Table.Td>{contact.email ?? '—'}</Table.Td>
+                      <Table.Td>
+                        {contact.groups.map((group) => group.name).join(', ') || '—'}
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="xs">
+                          {Object.entries(contact.custom)
+                            .map(([key, value]) => `${key}: ${value}`)
+                            .join(', ') || '—'}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={6} wrap="nowrap">
+                          <Badge
+                            color={contact.subscription === 'subscribed' ? 'teal.9' : 'gray.7'}
+                          >
+                            {contact.subscription}
+                          </Badge>
+                          <Button
+                            size="compact-xs"
+                            variant="default"
+                            aria-label={`${contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'} ${contact.name}`}
+                            onClick={() => subscription.mutate(contact)}
+                          >
+                            {contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'}
+                          </Button>
+                        </Group>
+                      </Table.Td>
                     </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {contacts.data.contacts.map((contact) => (
-                      <Table.Tr key={contact.id} data-testid="contact-row">
-                        <Table.Td>{contact.name}</Table.Td>
-                        <Table.Td>+{contact.phone}</Table.Td>
-                        <Table.Td>{contact.email ?? '—'}</Table.Td>
-                        <Table.Td>
-                          {contact.groups.map((group) => group.name).join(', ') || '—'}
-                        </Table.Td>
-                        <Table.Td>
-                          <Text size="xs">
-                            {Object.entries(contact.custom)
-                              .map(([key, value]) => `${key}: ${value}`)
-                              .join(', ') || '—'}
-                          </Text>
-                        </Table.Td>
-                        <Table.Td>
-                          <Group gap={6} wrap="nowrap">
-                            <Badge
-                              color={contact.subscription === 'subscribed' ? 'teal.9' : 'gray.7'}
-                            >
-                              {contact.subscription}
-                            </Badge>
-                            <Button
-                              size="compact-xs"
-                              variant="default"
-                              aria-label={`${contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'} ${contact.name}`}
-                              onClick={() => subscription.mutate(contact)}
-                            >
-                              {contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'}
-                            </Button>
-                          </Group>
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
+                  ))}
+                </ListTable>
               </Table.ScrollContainer>
               <Pager
                 page={page}
@@ -379,11 +365,7 @@ export function ContactsPage() {
               />
             </>
           )}
-          {subscription.isError && (
-            <Alert color="red" role="alert">
-              {errorText(subscription.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={subscription.error} />
           {exporter.isError && (
             <Alert color="red" role="alert" title="The export failed">
               {errorText(exporter.error)}

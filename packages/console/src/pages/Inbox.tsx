@@ -35,6 +35,7 @@ import { api, errorText } from '../api';
 import { formatTime } from '../format';
 import { useFallbackPoll } from '../live';
 import { useSession } from '../session';
+import { ErrorAlert } from '../ErrorAlert';
 
 /**
  * The inbox's lists and the open thread are kept fresh by the live event stream (which
@@ -347,11 +348,7 @@ function TemplatePicker({ phone, onSent }: { phone: string; onSent: () => void }
           Send template
         </Button>
       </Group>
-      {send.isError && (
-        <Alert color="red" role="alert">
-          {errorText(send.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={send.error} />
     </Stack>
   );
 }
@@ -544,11 +541,7 @@ function Thread({ conversation }: { conversation: Conversation }) {
       <ScrollArea h={420} type="auto" aria-label="Messages" tabIndex={0}>
         <Stack gap="xs" p="xs" role="log" aria-live="polite">
           {messages.isPending && <Text size="sm">Loading messages…</Text>}
-          {messages.isError && (
-            <Alert color="red" role="alert">
-              {errorText(messages.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={messages.error} />
           {ordered.map((message) => (
             <MessageBubble key={message.message_id} message={message} sentBy={sentBy} />
           ))}
@@ -617,11 +610,7 @@ function NewConversation({ onStarted }: { onStarted: (phone: string) => void }) 
           value={text}
           onChange={(event) => setText(event.currentTarget.value)}
         />
-        {send.isError && (
-          <Alert color="red" role="alert">
-            {errorText(send.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={send.error} />
         <Button type="submit" size="xs" loading={send.isPending}>
           Send message
         </Button>
@@ -727,11 +716,7 @@ export function InboxPage() {
                 setParams(next);
               }}
             />
-            {conversations.isError && (
-              <Alert color="red" role="alert">
-                {errorText(conversations.error)}
-              </Alert>
-            )}
+            <ErrorAlert error={conversations.error} />
             {conversations.data && shown.length === 0 && (
               <Text size="sm" c="dimmed">
                 {filter.empty}

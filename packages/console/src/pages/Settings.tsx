@@ -27,6 +27,8 @@ import {
 } from '@switchboard/contracts';
 import { api, errorText } from '../api';
 import { formatTime } from '../format';
+import { ListTable } from '../ListTable';
+import { ErrorAlert } from '../ErrorAlert';
 
 type TokensAnswer = { tokens: ApiTokenView[]; meta: PageMeta };
 type CreatedToken = ApiTokenView & { token: string };
@@ -105,57 +107,45 @@ function ApiTokens() {
             {errorText(create.error ?? revoke.error)}
           </Alert>
         )}
-        {tokens.isError && (
-          <Alert color="red" role="alert">
-            {errorText(tokens.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={tokens.error} />
         {tokens.data && tokens.data.tokens.length === 0 && (
           <Text c="dimmed" size="sm">
             No API tokens yet.
           </Text>
         )}
         {tokens.data && tokens.data.tokens.length > 0 && (
-          <Table withTableBorder aria-label="API tokens">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Token</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Actions</Table.Th>
+          <ListTable
+            label="API tokens"
+            headings={['Name', 'Token', 'Created', 'Last used', 'Actions']}
+          >
+            {tokens.data.tokens.map((token) => (
+              <Table.Tr key={token.token_id}>
+                <Table.Td>{token.name}</Table.Td>
+                <Table.Td>
+                  <Code>{token.masked_token}</Code>
+                </Table.Td>
+                <Table.Td>{formatTime(token.created_at)}</Table.Td>
+                <Table.Td>{formatTime(token.last_used_at)}</Table.Td>
+                <Table.Td>
+                  <Button
+                    size="xs"
+                    color="red"
+                    variant="default"
+                    aria-label={`Revoke ${token.name}`}
+                    onClick={() => {
+                      if (
+                        window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)
+                      ) {
+                        revoke.mutate(token);
+                      }
+                    }}
+                  >
+                    Revoke
+                  </Button>
+                </Table.Td>
               </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {tokens.data.tokens.map((token) => (
-                <Table.Tr key={token.token_id}>
-                  <Table.Td>{token.name}</Table.Td>
-                  <Table.Td>
-                    <Code>{token.masked_token}</Code>
-                  </Table.Td>
-                  <Table.Td>{formatTime(token.created_at)}</Table.Td>
-                  <Table.Td>{formatTime(token.last_used_at)}</Table.Td>
-                  <Table.Td>
-                    <Button
-                      size="xs"
-                      color="red"
-                      variant="default"
-                      aria-label={`Revoke ${token.name}`}
-                      onClick={() => {
-                        if (
-                          window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)
-                        ) {
-                          revoke.mutate(token);
-                        }
-                      }}
-                    >
-                      Revoke
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+            ))}
+          </ListTable>
         )}
       </Stack>
     </Paper>
@@ -250,79 +240,60 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
             {errorText(add.error)}
           </Alert>
         )}
-        {update.isError && (
-          <Alert color="red" role="alert">
-            {errorText(update.error)}
-          </Alert>
-        )}
-        {agents.isError && (
-          <Alert color="red" role="alert">
-            {errorText(agents.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={update.error} />
+        <ErrorAlert error={agents.error} />
         {agents.data && (
-          <Table withTableBorder aria-label="Users">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {agents.data.agents.map((agent) => (
-                <Table.Tr key={agent.id}>
-                  <Table.Td>{agent.name}</Table.Td>
-                  <Table.Td>{agent.email}</Table.Td>
-                  <Table.Td>
-                    {agent.role === 'owner' ? (
-                      'owner'
-                    ) : (
-                      <Select
-                        aria-label={`Role of ${agent.name}`}
-                        size="xs"
-                        w={110}
-                        data={['agent', 'admin']}
-                        value={agent.role}
-                        allowDeselect={false}
-                        onChange={(value) =>
-                          value && update.mutate({ agent_id: agent.id, role: value })
-                        }
-                      />
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge
-                      color={
-                        !agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'
+          <ListTable label="Users" headings={['Name', 'Email', 'Role', 'State', 'Actions']}>
+            {agents.data.agents.map((agent) => (
+              <Table.Tr key={agent.id}>
+                <Table.Td>{agent.name}</Table.Td>
+                <Table.Td>{agent.email}</Table.Td>
+                <Table.Td>
+                  {agent.role === 'owner' ? (
+                    'owner'
+                  ) : (
+                    <Select
+                      aria-label={`Role of ${agent.name}`}
+                      size="xs"
+                      w={110}
+                      data={['agent', 'admin']}
+                      value={agent.role}
+                      allowDeselect={false}
+                      onChange={(value) =>
+                        value && update.mutate({ agent_id: agent.id, role: value })
                       }
+                    />
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Badge
+                    color={
+                      !agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'
+                    }
+                  >
+                    {!agent.active
+                      ? 'deactivated'
+                      : agent.invitation_pending
+                        ? 'invited'
+                        : 'active'}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>
+                  {agent.role !== 'owner' && (
+                    <Button
+                      size="xs"
+                      variant="default"
+                      color={agent.active ? 'red' : 'teal'}
+                      aria-label={`${agent.active ? 'Deactivate' : 'Reactivate'} ${agent.name}`}
+                      onClick={() => update.mutate({ agent_id: agent.id, active: !agent.active })}
                     >
-                      {!agent.active
-                        ? 'deactivated'
-                        : agent.invitation_pending
-                          ? 'invited'
-                          : 'active'}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    {agent.role !== 'owner' && (
-                      <Button
-                        size="xs"
-                        variant="default"
-                        color={agent.active ? 'red' : 'teal'}
-                        aria-label={`${agent.active ? 'Deactivate' : 'Reactivate'} ${agent.name}`}
-                        onClick={() => update.mutate({ agent_id: agent.id, active: !agent.active })}
-                      >
-                        {agent.active ? 'Deactivate' : 'Reactivate'}
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+                      {agent.active ? 'Deactivate' : 'Reactivate'}
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </ListTable>
         )}
       </Stack>
     </Paper>
@@ -351,11 +322,7 @@ function AccountHealth() {
           Account health
         </Title>
         {health.isPending && <Text size="sm">Asking the provider…</Text>}
-        {health.isError && (
-          <Alert color="red" role="alert">
-            {errorText(health.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={health.error} />
         {health.data?.error && (
           <Alert color="red" role="alert" title="Disconnected">
             {health.data.error}

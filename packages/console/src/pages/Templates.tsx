@@ -26,6 +26,8 @@ import {
   type UploadTemplateMediaResponse,
 } from '@switchboard/contracts';
 import { api, errorText, request } from '../api';
+import { ListTable } from '../ListTable';
+import { ErrorAlert } from '../ErrorAlert';
 
 /** The provider reviews a new template; its status is read again until it is decided. */
 const REVIEW_POLL_MS = 2000;
@@ -174,11 +176,7 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
                 </Text>
               </Group>
             )}
-            {upload.isError && (
-              <Alert color="red" role="alert">
-                {errorText(upload.error)}
-              </Alert>
-            )}
+            <ErrorAlert error={upload.error} />
           </Stack>
           <Textarea
             label="Body"
@@ -252,71 +250,54 @@ export function TemplatesPage() {
     <Stack>
       <Title order={1}>Templates</Title>
       <CreateTemplate onCreated={() => void refresh()} />
-      {remove.isError && (
-        <Alert color="red" role="alert">
-          {errorText(remove.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={remove.error} />
       <section aria-labelledby="template-list">
         <Title order={2} size="h4" id="template-list" mb="xs">
           Your templates
         </Title>
-        {templates.isError && (
-          <Alert color="red" role="alert">
-            {errorText(templates.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={templates.error} />
         {templates.data?.templates.length === 0 && <Text c="dimmed">No templates yet.</Text>}
         {templates.data && templates.data.templates.length > 0 && (
           <Table.ScrollContainer minWidth={800}>
-            <Table withTableBorder aria-label="Templates">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Language</Table.Th>
-                  <Table.Th>Category</Table.Th>
-                  <Table.Th>Body</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Actions</Table.Th>
+            <ListTable
+              label="Templates"
+              headings={['Name', 'Language', 'Category', 'Body', 'Status', 'Actions']}
+            >
+              {templates.data.templates.map((template) => (
+                <Table.Tr key={template.id} data-testid="template-row">
+                  <Table.Td>{template.template_name}</Table.Td>
+                  <Table.Td>{template.template_language}</Table.Td>
+                  <Table.Td>{template.category}</Table.Td>
+                  <Table.Td>
+                    <Text size="xs" lineClamp={2} maw={320}>
+                      {bodyOf(template)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={STATUS_COLORS[template.status] ?? 'gray.7'}>
+                      {template.status}
+                    </Badge>
+                    {template.rejection_reason && (
+                      <Text size="xs">{template.rejection_reason}</Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      aria-label={`Delete ${template.template_name} (${template.template_language})`}
+                      onClick={() => {
+                        if (window.confirm(`Delete the template “${template.template_name}”?`)) {
+                          remove.mutate(template);
+                        }
+                      }}
+                    >
+                      Delete
+                    </Button>
+                  </Table.Td>
                 </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {templates.data.templates.map((template) => (
-                  <Table.Tr key={template.id} data-testid="template-row">
-                    <Table.Td>{template.template_name}</Table.Td>
-                    <Table.Td>{template.template_language}</Table.Td>
-                    <Table.Td>{template.category}</Table.Td>
-                    <Table.Td>
-                      <Text size="xs" lineClamp={2} maw={320}>
-                        {bodyOf(template)}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={STATUS_COLORS[template.status] ?? 'gray.7'}>
-                        {template.status}
-                      </Badge>
-                      {template.rejection_reason && (
-                        <Text size="xs">{template.rejection_reason}</Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Button
-                        size="xs"
-                        variant="default"
-                        aria-label={`Delete ${template.template_name} (${template.template_language})`}
-                        onClick={() => {
-                          if (window.confirm(`Delete the template “${template.template_name}”?`)) {
-                            remove.mutate(template);
-                          }
-                        }}
-                      >
-                        Delete
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+              ))}
+            </ListTable>
           </Table.ScrollContainer>
         )}
       </section>

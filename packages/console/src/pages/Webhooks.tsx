@@ -29,6 +29,8 @@ import {
 import { api, errorText } from '../api';
 import { formatTime } from '../format';
 import { Pager } from '../Pager';
+import { ListTable } from '../ListTable';
+import { ErrorAlert } from '../ErrorAlert';
 
 const WEBHOOKS = ['webhooks'];
 
@@ -194,11 +196,7 @@ function DeliveryLogs({ webhook }: { webhook: Webhook }) {
       <Title order={3} size="h5">
         Delivery log of “{webhook.name}”
       </Title>
-      {redeliver.isError && (
-        <Alert color="red" role="alert">
-          {errorText(redeliver.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={redeliver.error} />
       {deliveries.length === 0 ? (
         <Text size="sm" c="dimmed">
           Nothing delivered yet. Send a test event to see one here.
@@ -318,113 +316,94 @@ export function WebhooksPage() {
           void refresh();
         }}
       />
-      {action.isError && (
-        <Alert color="red" role="alert">
-          {errorText(action.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={action.error} />
       <section aria-labelledby="webhook-list">
         <Title order={2} size="h4" id="webhook-list" mb="xs">
           Your webhooks
         </Title>
         {webhooks.isPending && <Text>Loading…</Text>}
-        {webhooks.isError && (
-          <Alert color="red" role="alert">
-            {errorText(webhooks.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={webhooks.error} />
         {webhooks.data && webhooks.data.webhooks.length === 0 && (
           <Text c="dimmed">No webhooks yet: create one above.</Text>
         )}
         {webhooks.data && webhooks.data.webhooks.length > 0 && (
           <Table.ScrollContainer minWidth={800}>
-            <Table withTableBorder aria-label="Webhooks">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>URL</Table.Th>
-                  <Table.Th>Events</Table.Th>
-                  <Table.Th>Secret</Table.Th>
-                  <Table.Th>State</Table.Th>
-                  <Table.Th>Actions</Table.Th>
+            <ListTable
+              label="Webhooks"
+              headings={['Name', 'URL', 'Events', 'Secret', 'State', 'Actions']}
+            >
+              {webhooks.data.webhooks.map((webhook) => (
+                <Table.Tr key={webhook.id} data-testid="webhook-row">
+                  <Table.Td>{webhook.name}</Table.Td>
+                  <Table.Td>
+                    <Text size="xs" ff="monospace">
+                      {webhook.url}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs">{webhook.events.join(', ')}</Text>
+                  </Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Code data-testid="masked-secret">{webhook.secret}</Code>
+                  </Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Badge color={webhook.active ? 'teal.9' : 'gray.7'}>
+                      {webhook.active ? 'active' : 'paused'}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <Button
+                        size="xs"
+                        variant="default"
+                        onClick={() => setOpenLogs(openLogs === webhook.id ? null : webhook.id)}
+                        aria-expanded={openLogs === webhook.id}
+                        aria-label={`Delivery log of ${webhook.name}`}
+                      >
+                        Log
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        onClick={() => action.mutate({ kind: 'test', webhook })}
+                        aria-label={`Send a test event to ${webhook.name}`}
+                      >
+                        Test
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        onClick={() => action.mutate({ kind: 'toggle', webhook })}
+                        aria-label={`${webhook.active ? 'Pause' : 'Activate'} ${webhook.name}`}
+                      >
+                        {webhook.active ? 'Pause' : 'Activate'}
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        onClick={() => action.mutate({ kind: 'rotate', webhook })}
+                        aria-label={`Rotate secret of ${webhook.name}`}
+                      >
+                        Rotate secret
+                      </Button>
+                      <Button
+                        size="xs"
+                        color="red"
+                        variant="default"
+                        onClick={() => {
+                          if (window.confirm(`Delete the webhook “${webhook.name}” and its log?`)) {
+                            action.mutate({ kind: 'delete', webhook });
+                          }
+                        }}
+                        aria-label={`Delete ${webhook.name}`}
+                      >
+                        Delete
+                      </Button>
+                    </Group>
+                  </Table.Td>
                 </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {webhooks.data.webhooks.map((webhook) => (
-                  <Table.Tr key={webhook.id} data-testid="webhook-row">
-                    <Table.Td>{webhook.name}</Table.Td>
-                    <Table.Td>
-                      <Text size="xs" ff="monospace">
-                        {webhook.url}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="xs">{webhook.events.join(', ')}</Text>
-                    </Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      <Code data-testid="masked-secret">{webhook.secret}</Code>
-                    </Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      <Badge color={webhook.active ? 'teal.9' : 'gray.7'}>
-                        {webhook.active ? 'active' : 'paused'}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <Button
-                          size="xs"
-                          variant="default"
-                          onClick={() => setOpenLogs(openLogs === webhook.id ? null : webhook.id)}
-                          aria-expanded={openLogs === webhook.id}
-                          aria-label={`Delivery log of ${webhook.name}`}
-                        >
-                          Log
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="default"
-                          onClick={() => action.mutate({ kind: 'test', webhook })}
-                          aria-label={`Send a test event to ${webhook.name}`}
-                        >
-                          Test
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="default"
-                          onClick={() => action.mutate({ kind: 'toggle', webhook })}
-                          aria-label={`${webhook.active ? 'Pause' : 'Activate'} ${webhook.name}`}
-                        >
-                          {webhook.active ? 'Pause' : 'Activate'}
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="default"
-                          onClick={() => action.mutate({ kind: 'rotate', webhook })}
-                          aria-label={`Rotate secret of ${webhook.name}`}
-                        >
-                          Rotate secret
-                        </Button>
-                        <Button
-                          size="xs"
-                          color="red"
-                          variant="default"
-                          onClick={() => {
-                            if (
-                              window.confirm(`Delete the webhook “${webhook.name}” and its log?`)
-                            ) {
-                              action.mutate({ kind: 'delete', webhook });
-                            }
-                          }}
-                          aria-label={`Delete ${webhook.name}`}
-                        >
-                          Delete
-                        </Button>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+              ))}
+            </ListTable>
           </Table.ScrollContainer>
         )}
       </section>
