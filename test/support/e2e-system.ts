@@ -88,6 +88,8 @@ export async function startE2eSystem(
     });
   } catch (error) {
     await broker.drop();
+    // What the processes printed last says why one did not start (its fatal error).
+    if (error instanceof Error) error.message += `\n${output.slice(-30).join('\n')}`;
     throw error;
   }
   const gateway = system.urls.gateway;

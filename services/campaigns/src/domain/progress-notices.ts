@@ -44,6 +44,8 @@ export function createProgressNotices(deps: {
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | undefined;
   let stopped = false;
+  /** When the last notices were stamped: the next go out `everyMs` after, at the earliest. */
+  let lastStampedAt = Number.NEGATIVE_INFINITY;
 
   async function flush(): Promise<void> {
     timer = undefined;
@@ -53,20 +55,24 @@ export function createProgressNotices(deps: {
     try {
       const campaigns = await deps.findMany(ids);
       const now = new Date();
+      lastStampedAt = now.getTime();
       await Promise.all(campaigns.map((campaign) => deps.publish(campaignProgress(campaign, now))));
     } catch (error) {
       deps.logger.warn({ err: error, campaigns: ids.length }, 'campaign progress not published');
     }
   }
 
+  // The first change after a quiet spell goes out at once (a short campaign's `started` is seen
+  // before it completes); later ones wait out the rest of `everyMs`.
   function schedule(): void {
     if (timer || stopped) return;
+    const wait = Math.max(0, lastStampedAt + everyMs - Date.now());
     timer = setTimeout(() => {
       flushing = flush().finally(() => {
         flushing = undefined;
         if (noted.size > 0) schedule();
       });
-    }, everyMs);
+    }, wait);
   }
 
   return {
