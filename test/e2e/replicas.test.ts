@@ -314,7 +314,13 @@ test('when one replica of every service is killed mid-campaign, then nothing is 
     async () => (delivered().size >= sentCount ? true : undefined),
     'every message_sent delivered after its retry',
     5 * 60_000,
-  );
+  ).catch((error: unknown) => {
+    const histogram: Record<string, number> = {};
+    for (const count of attempts.values()) histogram[count] = (histogram[count] ?? 0) + 1;
+    throw new Error(
+      `${String(error)}; requests per delivery: ${JSON.stringify(histogram)} of ${sentCount}`,
+    );
+  });
   expect(receiver.requests.every((request) => request.verified)).toBe(true);
   const perDelivery = new Map<string, number>();
   for (const request of receiver.requests) {

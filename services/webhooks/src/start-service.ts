@@ -66,6 +66,7 @@ export function startService(config: WebhooksConfig): Promise<RunningService<Web
         schedule,
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         maxPostponements: config.WEBHOOK_MAX_POSTPONEMENTS,
+        attemptsUnderWay: new Map(),
         logger,
       };
       const manage: ManageDeps = {

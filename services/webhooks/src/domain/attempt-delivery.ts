@@ -31,6 +31,13 @@ export interface DeliveryDeps {
   maxPostponements: number;
   logger: Logger;
   now?: () => Date;
+  /**
+   * This process's attempts under way, by `<delivery>:<attempt>`. A message that may repeat
+   * another waits for the same attempt under way here, then finds it logged: after a replica
+   * dies, its retry and the one its redelivered message publishes again expire together on the
+   * survivor, which would otherwise make both.
+   */
+  attemptsUnderWay?: Map<string, Promise<unknown>>;
 }
 
 /** What an attempt needs of its delivery: carried by its message, or read from the store. */
@@ -57,8 +64,35 @@ export async function processDeliveryMessage(
   const key = endpointKey(message.webhook_id);
   const mayPostpone = message.postponed < deps.maxPostponements;
   if (mayPostpone && deps.http.isCircuitOpen(key)) return postpone(deps, message);
-  // Only a message that may repeat another pays for the check: the log is the record of attempts.
-  const suspect = message.possibly_duplicate || handledBefore;
+  // The same attempt under way in this process makes this message a copy: it waits for that one,
+  // then finds it logged. Registered before any wait, so two copies arriving together see it.
+  const attemptKey = `${message.delivery_id}:${message.attempt}`;
+  const underWay = deps.attemptsUnderWay;
+  const earlier = underWay?.get(attemptKey);
+  const handling = (async () => {
+    if (earlier) await earlier.catch(() => undefined);
+    await handleDeliveryMessage(
+      deps,
+      message,
+      message.possibly_duplicate || handledBefore || earlier !== undefined,
+    );
+  })();
+  underWay?.set(attemptKey, handling);
+  try {
+    await handling;
+  } finally {
+    if (underWay?.get(attemptKey) === handling) underWay.delete(attemptKey);
+  }
+}
+
+async function handleDeliveryMessage(
+  deps: DeliveryDeps,
+  message: WebhookDeliveryMessage,
+  /** This message may repeat another: the log, the record of attempts, is asked first. */
+  suspect: boolean,
+): Promise<void> {
+  const key = endpointKey(message.webhook_id);
+  const mayPostpone = message.postponed < deps.maxPostponements;
   const [webhook, done] = await Promise.all([
     deps.webhooks.findById(message.webhook_id),
     suspect ? deps.deliveries.attemptLogged(message.delivery_id, message.attempt) : false,

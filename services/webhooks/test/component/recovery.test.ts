@@ -118,3 +118,42 @@ describe('poison messages', () => {
     ).toBe(0);
   });
 });
+
+describe('an attempt is made once', () => {
+  test('when two copies of one attempt reach the same replica together (a dead replica’s retry and the one its redelivered message published again), then the endpoint gets one request and the log one row', async () => {
+    const companyId = newCompanyId();
+    const endpoint = await startReceiver(() => ({ status: 200, delayMs: 400 }));
+    receivers.push(endpoint);
+    const { id } = await createWebhook(harness, companyId, {
+      url: endpoint.url,
+      events: ['message_sent'],
+    });
+    const event = brokerEvent('message_sent', companyId);
+    const message = {
+      delivery_id: `${event.id}.${id}`,
+      webhook_id: id,
+      attempt: 2,
+      event_id: event.id,
+      event: 'message_sent',
+      payload: JSON.stringify({
+        event: 'message_sent',
+        timestamp: event.timestamp,
+        data: event.data,
+      }),
+      generation: 0,
+    };
+    await harness.publishRaw('', QUEUES.webhooksDeliveries, Buffer.from(JSON.stringify(message)));
+    await harness.publishRaw(
+      '',
+      QUEUES.webhooksDeliveries,
+      Buffer.from(JSON.stringify({ ...message, possibly_duplicate: true })),
+    );
+
+    await waitFor(() => endpoint.requests.length >= 1, 10_000, 'the attempt');
+    await waitFor(
+      async () => (await harness.channel.checkQueue(QUEUES.webhooksDeliveries)).messageCount === 0,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(endpoint.requests).toHaveLength(1);
+  });
+});
