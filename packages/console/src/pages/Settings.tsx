@@ -4,7 +4,6 @@ import {
   Badge,
   Button,
   Code,
-  CopyButton,
   Group,
   Paper,
   Progress,
@@ -29,6 +28,7 @@ import { api, errorText } from '../api';
 import { formatTime } from '../format';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { ShownOnce } from '../ShownOnce';
 
 type TokensAnswer = { tokens: ApiTokenView[]; meta: PageMeta };
 type CreatedToken = ApiTokenView & { token: string };
@@ -67,26 +67,14 @@ function ApiTokens() {
           API tokens
         </Title>
         {created && (
-          <Alert color="yellow" title={`Token “${created.name}”`} role="status">
-            <Stack gap="xs">
-              <Text size="sm">Copy it now: it is shown this once.</Text>
-              <Code block data-testid="new-token">
-                {created.token}
-              </Code>
-              <Group>
-                <CopyButton value={created.token}>
-                  {({ copied, copy }) => (
-                    <Button size="xs" variant="default" onClick={copy}>
-                      {copied ? 'Copied' : 'Copy token'}
-                    </Button>
-                  )}
-                </CopyButton>
-                <Button size="xs" variant="default" onClick={() => setCreated(null)}>
-                  I have stored it
-                </Button>
-              </Group>
-            </Stack>
-          </Alert>
+          <ShownOnce
+            title={`Token “${created.name}”`}
+            note="Copy it now: it is shown this once."
+            value={created.token}
+            copyLabel="Copy token"
+            testId="new-token"
+            onDone={() => setCreated(null)}
+          />
         )}
         <form onSubmit={submit}>
           <Group align="flex-end">

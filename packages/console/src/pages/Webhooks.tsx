@@ -5,7 +5,6 @@ import {
   Button,
   Checkbox,
   Code,
-  CopyButton,
   Group,
   Paper,
   SimpleGrid,
@@ -31,32 +30,21 @@ import { formatTime } from '../format';
 import { Pager } from '../Pager';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { ShownOnce } from '../ShownOnce';
 
 const WEBHOOKS = ['webhooks'];
 
 /** The secret in full, shown once after creation or rotation; the list shows it masked after. */
 function SecretOnce({ webhook, onDone }: { webhook: Webhook; onDone: () => void }) {
   return (
-    <Alert color="yellow" title={`Signing secret of “${webhook.name}”`} role="status">
-      <Stack gap="xs">
-        <Text size="sm">Copy it now: it is shown this once. Afterwards it appears masked.</Text>
-        <Code block data-testid="new-secret">
-          {webhook.secret}
-        </Code>
-        <Group>
-          <CopyButton value={webhook.secret}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="default" onClick={copy}>
-                {copied ? 'Copied' : 'Copy secret'}
-              </Button>
-            )}
-          </CopyButton>
-          <Button size="xs" variant="default" onClick={onDone}>
-            I have stored it
-          </Button>
-        </Group>
-      </Stack>
-    </Alert>
+    <ShownOnce
+      title={`Signing secret of “${webhook.name}”`}
+      note="Copy it now: it is shown this once. Afterwards it appears masked."
+      value={webhook.secret}
+      copyLabel="Copy secret"
+      testId="new-secret"
+      onDone={onDone}
+    />
   );
 }
 
