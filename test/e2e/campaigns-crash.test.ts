@@ -4,7 +4,7 @@
 import mongoose from 'mongoose';
 import { CampaignResponseSchema, type CampaignView } from '@switchboard/contracts';
 import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
-import { MONGODB_URL, jsonBody } from '../support/test-infra';
+import { MONGODB_URL, jsonBody, storedContacts } from '../support/test-infra';
 
 jest.setTimeout(30 * 60_000);
 
@@ -27,36 +27,15 @@ afterAll(async () => {
   await e2e?.stop();
 });
 
-/**
- * The audience, written straight into contacts' database as contacts stores it: making 2,000
- * contacts one call at a time takes minutes on the local database, and is not what is tested.
- */
+/** The audience, written straight into contacts' database (see `storedContacts`). */
 async function seedContacts(companyId: number, count: number): Promise<string[]> {
   const phones = Array.from({ length: count }, (_, i) => `39350${String(i).padStart(7, '0')}`);
   const connection = await mongoose.createConnection(MONGODB_URL).asPromise();
   try {
-    const now = new Date();
     await connection
       .useDb(`${e2e.dbPrefix}contacts`)
       .collection('contacts')
-      .insertMany(
-        phones.map((phone, i) => ({
-          id: 5_000_000 + i,
-          company_id: companyId,
-          name: `Guest ${i}`,
-          phone,
-          email: null,
-          language: null,
-          subscription: 'subscribed',
-          group_ids: [],
-          custom: {},
-          ai_bot_enabled: false,
-          created_at: now,
-          updated_at: now,
-          pending_events: {},
-          pending_count: 0,
-        })),
-      );
+      .insertMany(storedContacts(companyId, phones, 5_000_000));
   } finally {
     await connection.close();
   }

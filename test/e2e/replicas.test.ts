@@ -29,7 +29,7 @@ import {
   type ReplicatedSystem,
   type ServiceName,
 } from '../support/replicated-system';
-import { MONGODB_URL, jsonBody } from '../support/test-infra';
+import { MONGODB_URL, jsonBody, storedContacts } from '../support/test-infra';
 
 jest.setTimeout(15 * 60_000);
 
@@ -109,27 +109,9 @@ async function leaseHolder(service: ServiceName): Promise<number | undefined> {
 
 async function seedContacts(companyId: number): Promise<string[]> {
   const phones = Array.from({ length: RECIPIENTS }, (_, i) => `39351${String(i).padStart(7, '0')}`);
-  const now = new Date();
   await dbOf('contacts')
     .collection('contacts')
-    .insertMany(
-      phones.map((phone, i) => ({
-        id: 6_000_000 + i,
-        company_id: companyId,
-        name: `Guest ${i}`,
-        phone,
-        email: null,
-        language: null,
-        subscription: 'subscribed',
-        group_ids: [],
-        custom: {},
-        ai_bot_enabled: false,
-        created_at: now,
-        updated_at: now,
-        pending_events: {},
-        pending_count: 0,
-      })),
-    );
+    .insertMany(storedContacts(companyId, phones, 6_000_000));
   return phones;
 }
 

@@ -79,3 +79,28 @@ export async function isolatedAmqpUrl(
     },
   };
 }
+
+/**
+ * Contacts written straight into contacts' database as contacts stores them: making thousands
+ * one call at a time takes minutes on the local database, and is not what a large-audience test
+ * is about.
+ */
+export function storedContacts(companyId: number, phones: string[], firstId: number) {
+  const now = new Date();
+  return phones.map((phone, i) => ({
+    id: firstId + i,
+    company_id: companyId,
+    name: `Guest ${i}`,
+    phone,
+    email: null,
+    language: null,
+    subscription: 'subscribed',
+    group_ids: [],
+    custom: {},
+    ai_bot_enabled: false,
+    created_at: now,
+    updated_at: now,
+    pending_events: {},
+    pending_count: 0,
+  }));
+}
