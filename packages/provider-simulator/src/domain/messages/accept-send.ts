@@ -10,7 +10,8 @@ import { GraphError } from '../graph-error';
 import { mintWamid } from '../mint-ids';
 import { runStatusSequence, STATUS_STEPS } from './run-status-sequence';
 import type { AsyncFailure } from './validate-media-object';
-import type { KnownMessage, ValidatedMessage } from './validate-send-request';
+import type { KnownMessage } from './known-message';
+import type { ValidatedMessage } from './validate-send-request';
 import { validateSendRequest } from './validate-send-request';
 
 export type SendOutcome =

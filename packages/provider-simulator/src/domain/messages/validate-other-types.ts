@@ -2,7 +2,7 @@ import { invalidParameter, invalidValue } from '../graph-error';
 import type { Json } from './read-params';
 import { childPath, isJsonObject, readArray, readObject, readString } from './read-params';
 import type { AsyncFailure } from './validate-media-object';
-import type { KnownMessage } from './validate-send-request';
+import type { KnownMessage } from './known-message';
 
 /** Meta takes up to 257 contact cards in one message. */
 const MAX_CONTACT_CARDS = 257;

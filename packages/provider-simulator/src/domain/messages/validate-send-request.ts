@@ -1,4 +1,5 @@
 import type { TemplateRecord } from '../../state/records';
+import type { KnownMessage } from './known-message';
 import { invalidParameter, invalidValue } from '../graph-error';
 import { normalizeRecipient } from './normalize-recipient';
 import type { Json } from './read-params';
@@ -39,14 +40,6 @@ export interface ValidatedMarkRead {
   kind: 'mark_read';
   messageId: string;
   typing?: boolean;
-}
-
-/** A message the simulator has seen: one a user sent (`inbound`) or one the business sent. */
-export interface KnownMessage {
-  direction: 'inbound' | 'outbound';
-  phone_number_id: string;
-  wa_id: string;
-  type?: string;
 }
 
 export interface SendLookups {
