@@ -18,14 +18,16 @@ import {
   Title,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type {
-  CampaignResponse,
-  CampaignView,
-  CampaignsResponse,
-  CreateCampaignRequestInput,
-  GroupsResponse,
-  TemplateView,
-  TemplatesResponse,
+import {
+  placeholderSources,
+  type CampaignResponse,
+  type CampaignType,
+  type CampaignView,
+  type CampaignsResponse,
+  type CreateCampaignRequestInput,
+  type GroupsResponse,
+  type TemplateView,
+  type TemplatesResponse,
 } from '@switchboard/contracts';
 import { api, errorText } from '../api';
 import { formatTime } from '../format';
@@ -65,16 +67,46 @@ const FIELD_CHOICES = [
   { value: 'contact.name', label: 'Contact name' },
   { value: 'contact.phone', label: 'Contact phone' },
   { value: 'contact.email', label: 'Contact email' },
+  { value: 'custom', label: 'Custom field' },
   { value: 'fixed', label: 'Fixed text' },
 ];
+/** API campaigns may also fill a placeholder from the `data` of the call that sends them. */
+const API_DATA_CHOICE = { value: 'data', label: 'Data of the API call' };
 
-/** One placeholder's source: a contact field, a custom field (custom.x) or a fixed text. */
+type SourceKind = 'contact.name' | 'contact.phone' | 'contact.email' | 'custom' | 'data' | 'fixed';
+
+/** The choice a variable's text stands for, as the API reads it (`contact.x`, `data.x`, else text). */
+function sourceKind(value: string): SourceKind {
+  if (value.startsWith('contact.custom.')) return 'custom';
+  if (value.startsWith('contact.')) return value as SourceKind;
+  if (value.startsWith('data.')) return 'data';
+  return 'fixed';
+}
+
+/** The second input of a choice that needs one: its label and the prefix its text is under. */
+const DETAIL: Partial<Record<SourceKind, { label: string; prefix: string; hint: string }>> = {
+  custom: { label: 'Custom field key', prefix: 'contact.custom.', hint: 'Such as city' },
+  data: { label: 'Data path', prefix: 'data.', hint: 'A dot path such as order.id' },
+  fixed: { label: 'Text', prefix: '', hint: 'The same for every contact' },
+};
+
+const START_OF: Record<SourceKind, string> = {
+  'contact.name': 'contact.name',
+  'contact.phone': 'contact.phone',
+  'contact.email': 'contact.email',
+  custom: 'contact.custom.',
+  data: 'data.',
+  fixed: '',
+};
+
+/** One placeholder's source: a contact field, a custom field, the API call's data or a text. */
 function VariableMapping(props: {
   count: number;
   values: string[];
   onChange: (values: string[]) => void;
+  withData: boolean;
 }) {
-  const { count, values, onChange } = props;
+  const { count, values, onChange, withData } = props;
   if (count === 0) return null;
   const set = (index: number, value: string) => {
     const next = [...values];
@@ -88,23 +120,24 @@ function VariableMapping(props: {
       </Text>
       {Array.from({ length: count }, (_, index) => {
         const value = values[index] ?? 'contact.name';
-        const fixed = !value.startsWith('contact.');
+        const kind = sourceKind(value);
+        const detail = DETAIL[kind];
         return (
           <Group key={index} align="flex-end">
             <Select
               label={`{{${index + 1}}}`}
-              data={FIELD_CHOICES}
-              value={fixed ? 'fixed' : value}
+              data={withData ? [...FIELD_CHOICES, API_DATA_CHOICE] : FIELD_CHOICES}
+              value={kind}
               allowDeselect={false}
-              onChange={(choice) =>
-                set(index, choice === 'fixed' ? '' : (choice ?? 'contact.name'))
-              }
+              onChange={(choice) => set(index, START_OF[(choice ?? 'contact.name') as SourceKind])}
             />
-            {fixed && (
+            {detail && (
               <TextInput
-                label={`Text of {{${index + 1}}}`}
-                value={value}
-                onChange={(event) => set(index, event.currentTarget.value)}
+                label={`${detail.label} of {{${index + 1}}}`}
+                description={detail.hint}
+                required={kind !== 'fixed'}
+                value={value.slice(detail.prefix.length)}
+                onChange={(event) => set(index, detail.prefix + event.currentTarget.value)}
               />
             )}
           </Group>
@@ -114,8 +147,22 @@ function VariableMapping(props: {
   );
 }
 
+const CAMPAIGN_KINDS = [
+  { value: 'regular', label: 'Regular' },
+  { value: 'api', label: 'API' },
+  { value: 'bot', label: 'Bot' },
+];
+
+const KIND_HINTS: Record<CampaignType, string> = {
+  regular: 'Sent to an audience, now, at a time, or kept as a draft.',
+  api: 'Sent to one phone number at a time by your systems, through the sendcampaigns operation.',
+  bot: 'Sent to a customer whose message holds one of its keywords.',
+};
+
 function CreateCampaign({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState('');
+  const [type, setType] = useState<CampaignType>('regular');
+  const [keywords, setKeywords] = useState('');
   const [kind, setKind] = useState<'text' | 'template'>('text');
   const [text, setText] = useState('');
   const [templateId, setTemplateId] = useState<string | null>(null);
@@ -138,7 +185,7 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
     mutationFn: () => {
       const request: CreateCampaignRequestInput = {
         name,
-        type: 'regular',
+        type,
         message:
           kind === 'text'
             ? { type: 'text', text }
@@ -148,20 +195,26 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
                 template_language: template?.template_language ?? '',
               },
         variables: Array.from({ length: count }, (_, index) => variables[index] ?? 'contact.name'),
-        audience:
-          audience === 'all'
-            ? { type: 'all' }
-            : { type: 'groups', group_ids: groupIds.map(Number) },
-        send_now: when === 'now',
-        ...(when === 'later' && scheduledAt
-          ? { scheduled_at: new Date(scheduledAt).toISOString() }
+        ...(type === 'regular'
+          ? {
+              audience:
+                audience === 'all'
+                  ? { type: 'all' }
+                  : { type: 'groups', group_ids: groupIds.map(Number) },
+              send_now: when === 'now',
+              ...(when === 'later' && scheduledAt
+                ? { scheduled_at: new Date(scheduledAt).toISOString() }
+                : {}),
+            }
           : {}),
+        ...(type === 'bot' ? { keywords } : {}),
       };
       return api.op.post<CampaignResponse>('createCampaign', request);
     },
     onSuccess: () => {
       setName('');
       setText('');
+      setKeywords('');
       onCreated();
     },
   });
@@ -182,6 +235,26 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
             value={name}
             onChange={(event) => setName(event.currentTarget.value)}
           />
+          <Stack gap={4}>
+            <SegmentedControl
+              aria-label="Campaign type"
+              data={CAMPAIGN_KINDS}
+              value={type}
+              onChange={(value) => setType(value as CampaignType)}
+            />
+            <Text size="xs" c="dimmed">
+              {KIND_HINTS[type]}
+            </Text>
+          </Stack>
+          {type === 'bot' && (
+            <TextInput
+              label="Trigger keywords"
+              description="Separated by commas"
+              required
+              value={keywords}
+              onChange={(event) => setKeywords(event.currentTarget.value)}
+            />
+          )}
           <SegmentedControl
             aria-label="Message"
             data={[
@@ -220,53 +293,60 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
               {templateBody(template)}
             </Text>
           )}
-          <VariableMapping count={count} values={variables} onChange={setVariables} />
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <Stack gap="xs">
-              <SegmentedControl
-                aria-label="Audience"
-                data={[
-                  { value: 'all', label: 'All contacts' },
-                  { value: 'groups', label: 'Groups' },
-                ]}
-                value={audience}
-                onChange={(value) => setAudience(value === 'groups' ? 'groups' : 'all')}
-              />
-              {audience === 'groups' && (
-                <MultiSelect
-                  label="Audience groups"
-                  placeholder="Choose groups"
-                  data={(groups.data?.groups ?? []).map((group) => ({
-                    value: String(group.id),
-                    label: group.name,
-                  }))}
-                  value={groupIds}
-                  onChange={setGroupIds}
+          <VariableMapping
+            count={count}
+            values={variables}
+            onChange={setVariables}
+            withData={type === 'api'}
+          />
+          {type === 'regular' && (
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <Stack gap="xs">
+                <SegmentedControl
+                  aria-label="Audience"
+                  data={[
+                    { value: 'all', label: 'All contacts' },
+                    { value: 'groups', label: 'Groups' },
+                  ]}
+                  value={audience}
+                  onChange={(value) => setAudience(value === 'groups' ? 'groups' : 'all')}
                 />
-              )}
-            </Stack>
-            <Stack gap="xs">
-              <SegmentedControl
-                aria-label="When"
-                data={[
-                  { value: 'now', label: 'Send now' },
-                  { value: 'later', label: 'Schedule' },
-                  { value: 'draft', label: 'Keep as draft' },
-                ]}
-                value={when}
-                onChange={(value) => setWhen(value as 'now' | 'later' | 'draft')}
-              />
-              {when === 'later' && (
-                <TextInput
-                  type="datetime-local"
-                  label="Send at"
-                  required
-                  value={scheduledAt}
-                  onChange={(event) => setScheduledAt(event.currentTarget.value)}
+                {audience === 'groups' && (
+                  <MultiSelect
+                    label="Audience groups"
+                    placeholder="Choose groups"
+                    data={(groups.data?.groups ?? []).map((group) => ({
+                      value: String(group.id),
+                      label: group.name,
+                    }))}
+                    value={groupIds}
+                    onChange={setGroupIds}
+                  />
+                )}
+              </Stack>
+              <Stack gap="xs">
+                <SegmentedControl
+                  aria-label="When"
+                  data={[
+                    { value: 'now', label: 'Send now' },
+                    { value: 'later', label: 'Schedule' },
+                    { value: 'draft', label: 'Keep as draft' },
+                  ]}
+                  value={when}
+                  onChange={(value) => setWhen(value as 'now' | 'later' | 'draft')}
                 />
-              )}
-            </Stack>
-          </SimpleGrid>
+                {when === 'later' && (
+                  <TextInput
+                    type="datetime-local"
+                    label="Send at"
+                    required
+                    value={scheduledAt}
+                    onChange={(event) => setScheduledAt(event.currentTarget.value)}
+                  />
+                )}
+              </Stack>
+            </SimpleGrid>
+          )}
           {create.isError && (
             <Alert color="red" role="alert" title="The campaign was not created">
               {errorText(create.error)}
@@ -274,7 +354,13 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
           )}
           <Group>
             <Button type="submit" loading={create.isPending}>
-              {when === 'now' ? 'Create and send' : when === 'later' ? 'Schedule' : 'Save draft'}
+              {type !== 'regular'
+                ? 'Create campaign'
+                : when === 'now'
+                  ? 'Create and send'
+                  : when === 'later'
+                    ? 'Schedule'
+                    : 'Save draft'}
             </Button>
           </Group>
         </Stack>
@@ -311,7 +397,19 @@ function Trigger({
   if (campaign.type === 'bot')
     return <Text size="xs">Keywords: {campaign.keywords?.join(', ')}</Text>;
   if (campaign.type === 'api') {
-    return <Text size="xs">POST /api/svc/sendcampaigns with campaign_id {campaign.id}</Text>;
+    const paths = placeholderSources(campaign).flatMap((source) =>
+      'data' in source ? [source.data] : [],
+    );
+    return (
+      <Stack gap={0}>
+        <Text size="xs">POST /api/svc/sendcampaigns with campaign_id {campaign.id}</Text>
+        {paths.length > 0 && (
+          <Text size="xs" c="dimmed">
+            data: {paths.join(', ')}
+          </Text>
+        )}
+      </Stack>
+    );
   }
   if (campaign.scheduled_at && campaign.status === 'scheduled') {
     return <Text size="xs">Scheduled for {formatTime(campaign.scheduled_at)}</Text>;
