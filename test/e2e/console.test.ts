@@ -808,8 +808,8 @@ test('when an API campaign and a bot campaign are created, then each is listed w
   expect(problems).toEqual([]);
 });
 
-test('when a template with buttons and a document header is submitted, then a mix the Cloud API refuses is named, and the fixed one shows pending, then approved', async () => {
-  await organizationWithOwner('Docs Co', 'standard', 'docs@docs.example');
+test('when a template with buttons and a document header is submitted, then a mix the Cloud API refuses is named, the fixed one shows pending, then approved, and a campaign of it asks for its document and its button variable', async () => {
+  const org = await organizationWithOwner('Docs Co', 'standard', 'docs@docs.example');
   const { page, problems } = await newPage();
   await signInThroughForm(page, 'docs@docs.example', 'owner passphrase');
   await page.getByRole('link', { name: 'Templates' }).click();
@@ -851,5 +851,32 @@ test('when a template with buttons and a document header is submitted, then a mi
   expect(await row.textContent()).toContain('document header');
   expect(await row.textContent()).toContain('buttons: Got it, Track, Call us');
   await row.getByText('APPROVED').waitFor({ timeout: 60_000 });
+
+  // A campaign of it asks for the header's document and the website button's {{1}}.
+  const made = await e2e
+    .api(org.token)
+    .post('makeContact', { name: 'Dora', phone: '393471290001' });
+  expect(made.status).toBe(201);
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await page.getByLabel('Campaign name').fill('Labels');
+  await page
+    .locator('label')
+    .filter({ hasText: /^Template$/ })
+    .click();
+  await choose(page, 'Approved template', 'return_label (en_US)');
+  await page.getByLabel('Header document link').fill('https://shop.example/labels/A-7.pdf');
+  await choose(page, '{{1}}', 'Fixed text');
+  await page.getByLabel('Text of {{1}}').fill('A-7');
+  // The button's {{1}} is the contact's name, as each placeholder is by default.
+  await page.getByRole('combobox', { name: 'Button “Track” {{1}}' }).waitFor();
+  await page.getByRole('button', { name: 'Create and send' }).click();
+  await page
+    .getByTestId('campaign-row')
+    .filter({ hasText: 'Labels' })
+    .getByText('completed')
+    .waitFor({ timeout: 60_000 });
+  const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+  expect(sent).toContain('https://shop.example/labels/A-7.pdf');
+  expect(sent).toMatch(/"sub_type":\s*"url".*"Dora"/s);
   expect(problems).toEqual([]);
 });

@@ -100,6 +100,73 @@ const START_OF: Record<SourceKind, string> = {
 };
 
 /** One placeholder's source: a contact field, a custom field, the API call's data or a text. */
+function SourcePicker(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  withData: boolean;
+}) {
+  const { label, value, onChange, withData } = props;
+  const kind = sourceKind(value);
+  const detail = DETAIL[kind];
+  return (
+    <Group align="flex-end">
+      <Select
+        label={label}
+        data={withData ? [...FIELD_CHOICES, API_DATA_CHOICE] : FIELD_CHOICES}
+        value={kind}
+        allowDeselect={false}
+        onChange={(choice) => onChange(START_OF[(choice ?? 'contact.name') as SourceKind])}
+      />
+      {detail && (
+        <TextInput
+          label={`${detail.label} of ${label}`}
+          description={detail.hint}
+          required={kind !== 'fixed'}
+          value={value.slice(detail.prefix.length)}
+          onChange={(event) => onChange(detail.prefix + event.currentTarget.value)}
+        />
+      )}
+    </Group>
+  );
+}
+
+/** A template's parts beyond its body that need a value per message: header and URL buttons. */
+interface TemplateSlots {
+  /** IMAGE, VIDEO or DOCUMENT: the media every recipient gets. */
+  mediaHeader: 'image' | 'video' | 'document' | null;
+  /** A TEXT header with a `{{1}}`. */
+  headerVariable: boolean;
+  /** URL buttons whose URL ends in `{{1}}`: their position among the buttons and their text. */
+  urlButtons: { index: number; text: string }[];
+}
+
+function templateSlots(template: TemplateView | undefined): TemplateSlots {
+  const slots: TemplateSlots = { mediaHeader: null, headerVariable: false, urlButtons: [] };
+  for (const component of template?.components ?? []) {
+    const type = String(component.type).toUpperCase();
+    if (type === 'HEADER') {
+      const format = String(component.format ?? 'TEXT').toUpperCase();
+      if (format === 'IMAGE' || format === 'VIDEO' || format === 'DOCUMENT') {
+        slots.mediaHeader = format.toLowerCase() as TemplateSlots['mediaHeader'];
+      }
+      if (format === 'TEXT' && typeof component.text === 'string') {
+        slots.headerVariable = placeholderCount(component.text) > 0;
+      }
+    }
+    if (type === 'BUTTONS' && Array.isArray(component.buttons)) {
+      (component.buttons as { type?: string; text?: string; url?: string }[]).forEach(
+        (button, index) => {
+          if (String(button.type).toUpperCase() === 'URL' && /\{\{.+\}\}/.test(button.url ?? '')) {
+            slots.urlButtons.push({ index, text: button.text ?? `#${index + 1}` });
+          }
+        },
+      );
+    }
+  }
+  return slots;
+}
+
 function VariableMapping(props: {
   count: number;
   values: string[];
@@ -115,34 +182,18 @@ function VariableMapping(props: {
   };
   return (
     <Stack gap="xs">
-      <Text size="sm" fw={500}>
+      <Text size="sm" fw={700}>
         Variables
       </Text>
-      {Array.from({ length: count }, (_, index) => {
-        const value = values[index] ?? 'contact.name';
-        const kind = sourceKind(value);
-        const detail = DETAIL[kind];
-        return (
-          <Group key={index} align="flex-end">
-            <Select
-              label={`{{${index + 1}}}`}
-              data={withData ? [...FIELD_CHOICES, API_DATA_CHOICE] : FIELD_CHOICES}
-              value={kind}
-              allowDeselect={false}
-              onChange={(choice) => set(index, START_OF[(choice ?? 'contact.name') as SourceKind])}
-            />
-            {detail && (
-              <TextInput
-                label={`${detail.label} of {{${index + 1}}}`}
-                description={detail.hint}
-                required={kind !== 'fixed'}
-                value={value.slice(detail.prefix.length)}
-                onChange={(event) => set(index, detail.prefix + event.currentTarget.value)}
-              />
-            )}
-          </Group>
-        );
-      })}
+      {Array.from({ length: count }, (_, index) => (
+        <SourcePicker
+          key={index}
+          label={`{{${index + 1}}}`}
+          value={values[index] ?? 'contact.name'}
+          onChange={(value) => set(index, value)}
+          withData={withData}
+        />
+      ))}
     </Stack>
   );
 }
@@ -167,6 +218,10 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
   const [text, setText] = useState('');
   const [templateId, setTemplateId] = useState<string | null>(null);
   const [variables, setVariables] = useState<string[]>([]);
+  /** The template's header media link, its header `{{1}}` and its URL buttons' `{{1}}`. */
+  const [mediaLink, setMediaLink] = useState('');
+  const [headerSource, setHeaderSource] = useState('contact.name');
+  const [buttonSources, setButtonSources] = useState<Record<number, string>>({});
   const [audience, setAudience] = useState<'all' | 'groups'>('all');
   const [groupIds, setGroupIds] = useState<string[]>([]);
   const [when, setWhen] = useState<'now' | 'later' | 'draft'>('now');
@@ -181,6 +236,7 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
   });
   const template = templates.data?.templates.find((t) => String(t.id) === templateId);
   const count = placeholderCount(kind === 'text' ? text : templateBody(template));
+  const slots = templateSlots(kind === 'template' ? template : undefined);
   const create = useMutation({
     mutationFn: () => {
       const request: CreateCampaignRequestInput = {
@@ -193,6 +249,18 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
                 type: 'template',
                 template_name: template?.template_name ?? '',
                 template_language: template?.template_language ?? '',
+                ...(slots.mediaHeader
+                  ? { header_media: { type: slots.mediaHeader, link: mediaLink } }
+                  : {}),
+                ...(slots.headerVariable ? { header_variable: headerSource } : {}),
+                ...(slots.urlButtons.length > 0
+                  ? {
+                      button_variables: slots.urlButtons.map(({ index }) => ({
+                        index,
+                        source: buttonSources[index] ?? 'contact.name',
+                      })),
+                    }
+                  : {}),
               },
         variables: Array.from({ length: count }, (_, index) => variables[index] ?? 'contact.name'),
         ...(type === 'regular'
@@ -293,12 +361,39 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
               {templateBody(template)}
             </Text>
           )}
+          {slots.mediaHeader && (
+            <TextInput
+              label={`Header ${slots.mediaHeader} link`}
+              description={`The ${slots.mediaHeader} every recipient gets, at an https address`}
+              required
+              type="url"
+              value={mediaLink}
+              onChange={(event) => setMediaLink(event.currentTarget.value)}
+            />
+          )}
+          {slots.headerVariable && (
+            <SourcePicker
+              label="Header {{1}}"
+              value={headerSource}
+              onChange={setHeaderSource}
+              withData={type === 'api'}
+            />
+          )}
           <VariableMapping
             count={count}
             values={variables}
             onChange={setVariables}
             withData={type === 'api'}
           />
+          {slots.urlButtons.map(({ index, text: buttonText }) => (
+            <SourcePicker
+              key={index}
+              label={`Button “${buttonText}” {{1}}`}
+              value={buttonSources[index] ?? 'contact.name'}
+              onChange={(value) => setButtonSources({ ...buttonSources, [index]: value })}
+              withData={type === 'api'}
+            />
+          ))}
           {type === 'regular' && (
             <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <Stack gap="xs">

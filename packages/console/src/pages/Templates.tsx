@@ -81,6 +81,8 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
   const [category, setCategory] = useState<string>('UTILITY');
   const [header, setHeader] = useState<HeaderKind>('none');
   const [headerText, setHeaderText] = useState('');
+  const [headerExample, setHeaderExample] = useState('');
+  const headerHasVariable = header === 'text' && placeholderCount(headerText) > 0;
   const [handle, setHandle] = useState<string | null>(null);
   const [body, setBody] = useState('');
   const [examples, setExamples] = useState<string[]>([]);
@@ -100,7 +102,14 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
   const create = useMutation({
     mutationFn: () => {
       const components: Record<string, unknown>[] = [];
-      if (header === 'text') components.push({ type: 'HEADER', format: 'TEXT', text: headerText });
+      if (header === 'text') {
+        components.push({
+          type: 'HEADER',
+          format: 'TEXT',
+          text: headerText,
+          ...(headerHasVariable ? { example: { header_text: [headerExample] } } : {}),
+        });
+      }
       if (isMedia(header)) {
         components.push({
           type: 'HEADER',
@@ -132,6 +141,7 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
       setExamples([]);
       setFooter('');
       setHeaderText('');
+      setHeaderExample('');
       setHandle(null);
       setButtons([]);
       onCreated();
@@ -195,6 +205,14 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
                 required
                 value={headerText}
                 onChange={(event) => setHeaderText(event.currentTarget.value)}
+              />
+            )}
+            {headerHasVariable && (
+              <TextInput
+                label="Example of the header's {{1}}"
+                required
+                value={headerExample}
+                onChange={(event) => setHeaderExample(event.currentTarget.value)}
               />
             )}
             {isMedia(header) && (
