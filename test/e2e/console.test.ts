@@ -4,7 +4,7 @@
 // developer see and do. Each page is checked with axe-core and photographed into docs/console/.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { AddAgentResponseSchema } from '@switchboard/contracts';
+import { AddAgentResponseSchema, FlowsResponseSchema } from '@switchboard/contracts';
 import { orderFlow } from '../../services/campaigns/test/support/flow-fixtures';
 import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 import {
@@ -715,6 +715,18 @@ async function choose(scope: Page | Locator, label: string, option: string): Pro
 
 test('when a flow is made in the console, then a step the API refuses shows its error in place, and a customer who writes its trigger gets its first step', async () => {
   const org = await organizationWithOwner('Flow Co', 'standard', 'flow@flow.example');
+  const client = e2e.api(org.token);
+  const template = await client.post('createTemplate', {
+    template_name: 'goodbye',
+    template_language: 'en_US',
+    category: 'UTILITY',
+    components: [{ type: 'BODY', text: 'Bye {{1}}!', example: { body_text: [['Ana']] } }],
+  });
+  expect(template.status).toBe(201);
+  await until(async () => {
+    const listed = await client.get('getTemplates', { status: 'APPROVED' });
+    return JSON.stringify(listed.body).includes('goodbye') || undefined;
+  }, 'the template approved');
   const { page, problems } = await newPage();
   await signInThroughForm(page, 'flow@flow.example', 'owner passphrase');
   await page.getByRole('link', { name: 'Automation' }).click();
@@ -733,6 +745,20 @@ test('when a flow is made in the console, then a step the API refuses shows its 
   // Not a field a flow can set: the API's refusal shows under step 2.
   await editor.getByLabel('Step 2 field').fill('colour');
   await editor.getByLabel('Step 2 value').fill('{{reply}}');
+  // The last step ends the flow with an approved template, its {{1}} the contact's name.
+  await editor.getByRole('button', { name: 'Add step' }).click();
+  await editor.getByLabel('Step 3 id').fill('bye');
+  await choose(editor, 'Step 3 does', 'End the flow');
+  await editor
+    .getByRole('radiogroup', { name: 'Step 3 sends' })
+    .locator('label')
+    .filter({ hasText: /^Template$/ })
+    .click();
+  await choose(editor, 'Step 3 template', 'goodbye (en_US)');
+  expect(await editor.getByRole('combobox', { name: 'Step 3 {{1}}' }).inputValue()).toBe(
+    'Contact name',
+  );
+  await choose(editor, 'Step 2: then', 'bye');
   await editor.getByRole('button', { name: 'Add a branch to step 1' }).click();
   await choose(editor, 'Button (step 1 branch 1)', 'Yes');
   await choose(editor, 'Go to (step 1 branch 1)', 'save');
@@ -749,6 +775,14 @@ test('when a flow is made in the console, then a step the API refuses shows its 
   await flow.getByText('ask (start): Send “Do you want to return an item, {{name}}?”').waitFor();
   expect(await flow.textContent()).toContain('button “Yes” → save');
   expect(await flow.textContent()).toContain('Set custom.returning to “{{reply}}”');
+  const stored = FlowsResponseSchema.parse((await client.get('getFlows')).body);
+  expect(stored.flows[0]!.steps).toContainEqual({
+    id: 'bye',
+    type: 'end',
+    message: { type: 'template', template_name: 'goodbye', template_language: 'en_US' },
+    variables: [{ field: 'name' }],
+  });
+  expect(stored.flows[0]!.steps[1]).toMatchObject({ id: 'save', next: 'bye' });
 
   await customerWrites(org, '393471270001', { profile_name: 'Rita', text: 'Refund' });
   await until(async () => {

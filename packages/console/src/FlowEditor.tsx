@@ -4,6 +4,7 @@ import {
   Button,
   Group,
   Paper,
+  SegmentedControl,
   Select,
   Stack,
   Text,
@@ -11,7 +12,7 @@ import {
   Textarea,
   Title,
 } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import {
   MAX_FLOW_BRANCHES,
   MAX_FLOW_STEPS,
@@ -21,8 +22,12 @@ import {
   type FlowResponse,
   type FlowStep,
   type FlowView,
+  type TemplateView,
+  type TemplatesResponse,
+  type VariableSource,
 } from '@switchboard/contracts';
 import { api, errorText } from './api';
+import { SourcePicker, placeholderCount, templateBody } from './VariableSource';
 
 type StepType = FlowStep['type'];
 type BranchWhen = 'button' | 'keywords' | 'any';
@@ -38,7 +43,13 @@ interface DraftBranch {
 interface DraftStep {
   id: string;
   type: StepType;
+  /** What a message step (or a hand-over's or end's message) sends. */
+  sends: 'text' | 'template';
   text: string;
+  /** The approved template chosen, as `name|language`. */
+  template: string;
+  /** `{{1}}`, `{{2}}`… of the text or the template's body, in the API's string forms. */
+  variables: string[];
   /** Titles separated by commas; each keeps its id when its title is unchanged. */
   buttons: string;
   branches: DraftBranch[];
@@ -73,7 +84,10 @@ const WHEN_CHOICES: { value: BranchWhen; label: string }[] = [
 const blankStep = (id: string, type: StepType = 'message'): DraftStep => ({
   id,
   type,
+  sends: 'text',
   text: '',
+  template: '',
+  variables: [],
   buttons: '',
   branches: [],
   next: '',
@@ -85,11 +99,29 @@ const blankStep = (id: string, type: StepType = 'message'): DraftStep => ({
 const messageText = (message: CampaignMessage | undefined) =>
   message?.type === 'text' ? message.text : '';
 
+const templateKey = (template: { template_name: string; template_language: string }) =>
+  `${template.template_name}|${template.template_language}`;
+
+/** A stored variable in the form's string form: `contact.<field>` or the fixed text. */
+const variableText = (source: VariableSource) =>
+  'field' in source ? `contact.${source.field}` : 'value' in source ? source.value : '';
+
+/** The message of a step that may have one, with its variables, into the draft. */
+function draftMessage(draft: DraftStep, step: FlowStep): void {
+  if (!('message' in step) || !step.message) return;
+  draft.text = messageText(step.message);
+  if (step.message.type === 'template') {
+    draft.sends = 'template';
+    draft.template = templateKey(step.message);
+  }
+  draft.variables = (step.variables ?? []).map(variableText);
+}
+
 function draftOfStep(step: FlowStep): DraftStep {
   const draft: DraftStep = { ...blankStep(step.id, step.type), original: step };
+  draftMessage(draft, step);
   switch (step.type) {
     case 'message':
-      draft.text = messageText(step.message);
       draft.buttons =
         step.message.type === 'text'
           ? (step.message.buttons ?? []).map((button) => button.title).join(', ')
@@ -114,7 +146,6 @@ function draftOfStep(step: FlowStep): DraftStep {
       break;
     case 'hand_over':
     case 'end':
-      draft.text = messageText(step.message);
       break;
   }
   return draft;
@@ -162,57 +193,71 @@ function textMessage(draft: DraftStep, withButtons: boolean): CampaignMessage {
   } as CampaignMessage;
 }
 
+/** The chosen template; its header and button values kept when it is the one the step had. */
+function templateMessage(draft: DraftStep): CampaignMessage {
+  const [name = '', language = ''] = draft.template.split('|');
+  const before = draft.original && 'message' in draft.original ? draft.original.message : undefined;
+  const kept = before?.type === 'template' && templateKey(before) === draft.template ? before : {};
+  return { ...kept, type: 'template', template_name: name, template_language: language };
+}
+
 function branchOf(branch: DraftBranch): FlowBranch {
   if (branch.when === 'button') return { button: branch.value, next: branch.next };
   if (branch.when === 'keywords') return { keywords: splitList(branch.value), next: branch.next };
   return { any: true, next: branch.next };
 }
 
-/** A template message is kept as it was while its text is left empty (the form writes texts). */
-function keptMessage(draft: DraftStep, withButtons: boolean): CampaignMessage | undefined {
-  const before = draft.original && 'message' in draft.original ? draft.original.message : undefined;
-  if (before?.type === 'template' && draft.text === '') return before;
-  if (draft.text === '') return undefined;
-  return textMessage(draft, withButtons);
+/** What the step sends, with its variables; nothing for a hand-over or end left empty. */
+function messageOf(
+  draft: DraftStep,
+  count: number,
+): { message: CampaignMessage; variables?: string[] } | null {
+  const variables =
+    count > 0
+      ? { variables: Array.from({ length: count }, (_, i) => draft.variables[i] ?? 'contact.name') }
+      : {};
+  if (draft.sends === 'template') {
+    if (!draft.template && draft.type !== 'message') return null;
+    return { message: templateMessage(draft), ...variables };
+  }
+  if (draft.text === '' && draft.type !== 'message') return null;
+  return { message: textMessage(draft, draft.type === 'message'), ...variables };
 }
 
-function stepOf(draft: DraftStep): FlowStep {
-  const variables =
-    draft.original && 'variables' in draft.original && draft.original.variables
-      ? { variables: draft.original.variables }
-      : {};
+/** How many `{{n}}` the step's text or chosen template's body holds. */
+function variableCount(draft: DraftStep, templates: TemplateView[]): number {
+  if (draft.sends === 'text') return placeholderCount(draft.text);
+  const template = templates.find((t) => templateKey(t) === draft.template);
+  return placeholderCount(templateBody(template));
+}
+
+function stepOf(draft: DraftStep, templates: TemplateView[]): FlowStep {
   const next = draft.next ? { next: draft.next } : {};
+  const sent = messageOf(draft, variableCount(draft, templates));
   switch (draft.type) {
     case 'message':
       return {
         id: draft.id,
         type: 'message',
-        message: keptMessage(draft, true) ?? textMessage(draft, true),
-        ...variables,
+        ...sent!,
         ...(draft.branches.length > 0 ? { branches: draft.branches.map(branchOf) } : {}),
         ...next,
-      };
+      } as FlowStep;
     case 'set_field':
       return { id: draft.id, type: 'set_field', field: draft.field, value: draft.value, ...next };
     case 'add_to_group':
       return { id: draft.id, type: 'add_to_group', group: draft.group, ...next };
     case 'hand_over':
-    case 'end': {
-      const message = keptMessage(draft, false);
-      return {
-        id: draft.id,
-        type: draft.type,
-        ...(message ? { message, ...variables } : {}),
-      };
-    }
+    case 'end':
+      return { id: draft.id, type: draft.type, ...(sent ?? {}) } as FlowStep;
   }
 }
 
-function requestOf(draft: DraftFlow): AddFlowRequestInput {
+function requestOf(draft: DraftFlow, templates: TemplateView[]): AddFlowRequestInput {
   return {
     name: draft.name,
     triggers: draft.triggers,
-    steps: draft.steps.map(stepOf),
+    steps: draft.steps.map((step) => stepOf(step, templates)),
     ...(draft.startStep ? { start_step: draft.startStep } : {}),
   };
 }
@@ -305,16 +350,94 @@ function BranchRow({
   );
 }
 
+/** What a step sends: a text (with buttons on a message step) or an approved template. */
+function MessageFields({
+  label,
+  step,
+  templates,
+  set,
+}: {
+  label: string;
+  step: DraftStep;
+  templates: TemplateView[];
+  set: (change: Partial<DraftStep>) => void;
+}) {
+  const optional = step.type !== 'message';
+  const count = variableCount(step, templates);
+  const choices = templates.map((template) => ({
+    value: templateKey(template),
+    label: `${template.template_name} (${template.template_language})`,
+  }));
+  // A template the step had that is no longer approved is still offered.
+  if (step.template && !choices.some((choice) => choice.value === step.template)) {
+    choices.push({ value: step.template, label: step.template.replace('|', ' (') + ')' });
+  }
+  return (
+    <>
+      <SegmentedControl
+        aria-label={`${label} sends`}
+        data={[
+          { value: 'text', label: optional ? 'Text (optional)' : 'Text' },
+          { value: 'template', label: 'Template' },
+        ]}
+        value={step.sends}
+        onChange={(value) => set({ sends: value === 'template' ? 'template' : 'text' })}
+        w="fit-content"
+      />
+      {step.sends === 'text' ? (
+        <Textarea
+          label={`${label} message`}
+          description={
+            optional
+              ? 'Optional: sent before the flow ends'
+              : '{{name}} is the contact’s name; {{1}}, {{2}}… are filled from the variables'
+          }
+          required={!optional}
+          autosize
+          minRows={1}
+          value={step.text}
+          onChange={(event) => set({ text: event.currentTarget.value })}
+        />
+      ) : (
+        <Select
+          label={`${label} template`}
+          placeholder={templates.length ? 'Choose' : 'No approved templates'}
+          data={choices}
+          value={step.template || null}
+          clearable={optional}
+          onChange={(value) => set({ template: value ?? '' })}
+          maw={420}
+        />
+      )}
+      {Array.from({ length: count }, (_, index) => (
+        <SourcePicker
+          key={index}
+          label={`${label} {{${index + 1}}}`}
+          value={step.variables[index] ?? 'contact.name'}
+          onChange={(value) => {
+            const variables = [...step.variables];
+            variables[index] = value;
+            set({ variables });
+          }}
+          withData={false}
+        />
+      ))}
+    </>
+  );
+}
+
 function StepCard({
   number,
   step,
   targets,
+  templates,
   problems,
   onChange,
   onRemove,
 }: {
   number: number;
   step: DraftStep;
+  templates: TemplateView[];
   targets: string[];
   problems: string[];
   onChange: (step: DraftStep) => void;
@@ -322,10 +445,6 @@ function StepCard({
 }) {
   const set = (change: Partial<DraftStep>) => onChange({ ...step, ...change });
   const others = targets.filter((id) => id !== step.id.trim());
-  const templateKept =
-    step.original && 'message' in step.original && step.original.message?.type === 'template'
-      ? step.original.message.template_name
-      : null;
   const buttonChoices = buttonsOf(step).map((button) => ({
     value: button.id,
     label: button.title,
@@ -363,30 +482,18 @@ function StepCard({
           </Button>
         </Group>
         {(step.type === 'message' || step.type === 'hand_over' || step.type === 'end') && (
-          <Textarea
-            label={`${label} message`}
-            description={
-              templateKept
-                ? `Sends the template ${templateKept}; write a text to send that instead`
-                : step.type === 'message'
-                  ? '{{name}} is the contact’s name'
-                  : 'Optional: sent before the flow ends'
-            }
-            required={step.type === 'message' && !templateKept}
-            autosize
-            minRows={1}
-            value={step.text}
-            onChange={(event) => set({ text: event.currentTarget.value })}
-          />
+          <MessageFields label={label} step={step} templates={templates} set={set} />
         )}
         {step.type === 'message' && (
           <>
-            <TextInput
-              label={`${label} buttons`}
-              description="Up to 3 titles, separated by commas (optional)"
-              value={step.buttons}
-              onChange={(event) => set({ buttons: event.currentTarget.value })}
-            />
+            {step.sends === 'text' && (
+              <TextInput
+                label={`${label} buttons`}
+                description="Up to 3 titles, separated by commas (optional)"
+                value={step.buttons}
+                onChange={(event) => set({ buttons: event.currentTarget.value })}
+              />
+            )}
             {step.branches.map((branch, index) => (
               <BranchRow
                 key={index}
@@ -484,11 +591,16 @@ export function FlowEditor({
       ? draftOfFlow(flow)
       : { name: '', triggers: '', startStep: '', steps: [blankStep('start')] },
   );
+  const templates = useQuery({
+    queryKey: ['templates', 'APPROVED'],
+    queryFn: () => api.op.get<TemplatesResponse>('getTemplates', { status: 'APPROVED' }),
+  });
+  const approved = templates.data?.templates ?? [];
   const save = useMutation({
     mutationFn: () =>
       flow
-        ? api.op.post<FlowResponse>('updateFlow', { id: flow.id, ...requestOf(draft) })
-        : api.op.post<FlowResponse>('addFlow', requestOf(draft)),
+        ? api.op.post<FlowResponse>('updateFlow', { id: flow.id, ...requestOf(draft, approved) })
+        : api.op.post<FlowResponse>('addFlow', requestOf(draft, approved)),
     onSuccess: () => onDone(true),
   });
   const { general, byStep } = problemsByPlace(save.error);
@@ -539,6 +651,7 @@ export function FlowEditor({
               number={index + 1}
               step={step}
               targets={ids}
+              templates={approved}
               problems={byStep.get(index) ?? []}
               onChange={(changed) => setStep(index, changed)}
               onRemove={() =>
