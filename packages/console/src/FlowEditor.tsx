@@ -16,56 +16,28 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import {
   MAX_FLOW_BRANCHES,
   MAX_FLOW_STEPS,
-  type AddFlowRequestInput,
-  type CampaignMessage,
-  type FlowBranch,
   type FlowResponse,
-  type FlowStep,
   type FlowView,
   type TemplateView,
   type TemplatesResponse,
-  type VariableSource,
 } from '@switchboard/contracts';
 import { api, errorText } from './api';
-import { SourcePicker, placeholderCount, templateBody } from './VariableSource';
-
-type StepType = FlowStep['type'];
-type BranchWhen = 'button' | 'keywords' | 'any';
-
-interface DraftBranch {
-  when: BranchWhen;
-  /** The button id, or the keywords separated by commas. */
-  value: string;
-  next: string;
-}
-
-/** A step as the form holds it; `original` keeps what the form does not show (header, image…). */
-interface DraftStep {
-  id: string;
-  type: StepType;
-  /** What a message step (or a hand-over's or end's message) sends. */
-  sends: 'text' | 'template';
-  text: string;
-  /** The approved template chosen, as `name|language`. */
-  template: string;
-  /** `{{1}}`, `{{2}}`… of the text or the template's body, in the API's string forms. */
-  variables: string[];
-  /** Titles separated by commas; each keeps its id when its title is unchanged. */
-  buttons: string;
-  branches: DraftBranch[];
-  next: string;
-  field: string;
-  value: string;
-  group: string;
-  original?: FlowStep;
-}
-
-interface DraftFlow {
-  name: string;
-  triggers: string;
-  startStep: string;
-  steps: DraftStep[];
-}
+import { SourcePicker } from './VariableSource';
+import {
+  blankStep,
+  buttonsOf,
+  draftOfFlow,
+  problemsByPlace,
+  requestOf,
+  templateKey,
+  uniqueIds,
+  variableCount,
+  type BranchWhen,
+  type DraftBranch,
+  type DraftFlow,
+  type DraftStep,
+  type StepType,
+} from './flow-draft';
 
 const STEP_KINDS: { value: StepType; label: string }[] = [
   { value: 'message', label: 'Send a message and wait for the reply' },
@@ -79,209 +51,6 @@ const WHEN_CHOICES: { value: BranchWhen; label: string }[] = [
   { value: 'button', label: 'Button chosen' },
   { value: 'keywords', label: 'Reply has keywords' },
   { value: 'any', label: 'Any reply' },
-];
-
-const blankStep = (id: string, type: StepType = 'message'): DraftStep => ({
-  id,
-  type,
-  sends: 'text',
-  text: '',
-  template: '',
-  variables: [],
-  buttons: '',
-  branches: [],
-  next: '',
-  field: 'name',
-  value: '',
-  group: '',
-});
-
-const messageText = (message: CampaignMessage | undefined) =>
-  message?.type === 'text' ? message.text : '';
-
-const templateKey = (template: { template_name: string; template_language: string }) =>
-  `${template.template_name}|${template.template_language}`;
-
-/** A stored variable in the form's string form: `contact.<field>` or the fixed text. */
-const variableText = (source: VariableSource) =>
-  'field' in source ? `contact.${source.field}` : 'value' in source ? source.value : '';
-
-/** The message of a step that may have one, with its variables, into the draft. */
-function draftMessage(draft: DraftStep, step: FlowStep): void {
-  if (!('message' in step) || !step.message) return;
-  draft.text = messageText(step.message);
-  if (step.message.type === 'template') {
-    draft.sends = 'template';
-    draft.template = templateKey(step.message);
-  }
-  draft.variables = (step.variables ?? []).map(variableText);
-}
-
-function draftOfStep(step: FlowStep): DraftStep {
-  const draft: DraftStep = { ...blankStep(step.id, step.type), original: step };
-  draftMessage(draft, step);
-  switch (step.type) {
-    case 'message':
-      draft.buttons =
-        step.message.type === 'text'
-          ? (step.message.buttons ?? []).map((button) => button.title).join(', ')
-          : '';
-      draft.branches = (step.branches ?? []).map((branch) =>
-        branch.button !== undefined
-          ? { when: 'button', value: branch.button, next: branch.next }
-          : branch.keywords !== undefined
-            ? { when: 'keywords', value: [branch.keywords].flat().join(', '), next: branch.next }
-            : { when: 'any', value: '', next: branch.next },
-      );
-      draft.next = step.next ?? '';
-      break;
-    case 'set_field':
-      draft.field = step.field;
-      draft.value = step.value;
-      draft.next = step.next ?? '';
-      break;
-    case 'add_to_group':
-      draft.group = String(step.group);
-      draft.next = step.next ?? '';
-      break;
-    case 'hand_over':
-    case 'end':
-      break;
-  }
-  return draft;
-}
-
-export function draftOfFlow(flow: FlowView): DraftFlow {
-  return {
-    name: flow.name,
-    triggers: flow.triggers.join(', '),
-    startStep: flow.start_step,
-    steps: flow.steps.map(draftOfStep),
-  };
-}
-
-const splitList = (text: string) =>
-  text
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-
-/** The step's buttons: a title kept from before keeps its id; a new one is its own id. */
-function buttonsOf(draft: DraftStep): { id: string; title: string }[] {
-  const before =
-    draft.original?.type === 'message' && draft.original.message.type === 'text'
-      ? (draft.original.message.buttons ?? [])
-      : [];
-  return splitList(draft.buttons).map(
-    (title) => before.find((button) => button.title === title) ?? { id: title, title },
-  );
-}
-
-/** A text message with what the form shows, over what the step had that it does not show. */
-function textMessage(draft: DraftStep, withButtons: boolean): CampaignMessage {
-  const before = draft.original && 'message' in draft.original ? draft.original.message : undefined;
-  const kept = before?.type === 'text' ? before : {};
-  const buttons = withButtons ? buttonsOf(draft) : [];
-  const { buttons: _dropped, ...rest } = kept as Partial<
-    Extract<CampaignMessage, { type: 'text' }>
-  >;
-  return {
-    ...rest,
-    type: 'text',
-    text: draft.text,
-    ...(buttons.length > 0 ? { buttons } : {}),
-  } as CampaignMessage;
-}
-
-/** The chosen template; its header and button values kept when it is the one the step had. */
-function templateMessage(draft: DraftStep): CampaignMessage {
-  const [name = '', language = ''] = draft.template.split('|');
-  const before = draft.original && 'message' in draft.original ? draft.original.message : undefined;
-  const kept = before?.type === 'template' && templateKey(before) === draft.template ? before : {};
-  return { ...kept, type: 'template', template_name: name, template_language: language };
-}
-
-function branchOf(branch: DraftBranch): FlowBranch {
-  if (branch.when === 'button') return { button: branch.value, next: branch.next };
-  if (branch.when === 'keywords') return { keywords: splitList(branch.value), next: branch.next };
-  return { any: true, next: branch.next };
-}
-
-/** What the step sends, with its variables; nothing for a hand-over or end left empty. */
-function messageOf(
-  draft: DraftStep,
-  count: number,
-): { message: CampaignMessage; variables?: string[] } | null {
-  const variables =
-    count > 0
-      ? { variables: Array.from({ length: count }, (_, i) => draft.variables[i] ?? 'contact.name') }
-      : {};
-  if (draft.sends === 'template') {
-    if (!draft.template && draft.type !== 'message') return null;
-    return { message: templateMessage(draft), ...variables };
-  }
-  if (draft.text === '' && draft.type !== 'message') return null;
-  return { message: textMessage(draft, draft.type === 'message'), ...variables };
-}
-
-/** How many `{{n}}` the step's text or chosen template's body holds. */
-function variableCount(draft: DraftStep, templates: TemplateView[]): number {
-  if (draft.sends === 'text') return placeholderCount(draft.text);
-  const template = templates.find((t) => templateKey(t) === draft.template);
-  return placeholderCount(templateBody(template));
-}
-
-function stepOf(draft: DraftStep, templates: TemplateView[]): FlowStep {
-  const next = draft.next ? { next: draft.next } : {};
-  const sent = messageOf(draft, variableCount(draft, templates));
-  switch (draft.type) {
-    case 'message':
-      return {
-        id: draft.id,
-        type: 'message',
-        ...sent!,
-        ...(draft.branches.length > 0 ? { branches: draft.branches.map(branchOf) } : {}),
-        ...next,
-      } as FlowStep;
-    case 'set_field':
-      return { id: draft.id, type: 'set_field', field: draft.field, value: draft.value, ...next };
-    case 'add_to_group':
-      return { id: draft.id, type: 'add_to_group', group: draft.group, ...next };
-    case 'hand_over':
-    case 'end':
-      return { id: draft.id, type: draft.type, ...(sent ?? {}) } as FlowStep;
-  }
-}
-
-function requestOf(draft: DraftFlow, templates: TemplateView[]): AddFlowRequestInput {
-  return {
-    name: draft.name,
-    triggers: draft.triggers,
-    steps: draft.steps.map((step) => stepOf(step, templates)),
-    ...(draft.startStep ? { start_step: draft.startStep } : {}),
-  };
-}
-
-/**
- * The API's refusal split by where each problem is: `steps.<n>…` under that step, the rest
- * (name, triggers, start step, a trigger another flow uses) above the steps.
- */
-function problemsByPlace(error: unknown): { general: string[]; byStep: Map<number, string[]> } {
-  const general: string[] = [];
-  const byStep = new Map<number, string[]>();
-  if (!error) return { general, byStep };
-  for (const part of errorText(error).split('; ')) {
-    const at = /^steps\.(\d+)(?:\.|:)/.exec(part);
-    if (at) {
-      const index = Number(at[1]);
-      byStep.set(index, [...(byStep.get(index) ?? []), part]);
-    } else general.push(part);
-  }
-  return { general, byStep };
-}
-
-const uniqueIds = (steps: DraftStep[]) => [
-  ...new Set(steps.map((step) => step.id.trim()).filter(Boolean)),
 ];
 
 function BranchRow({
@@ -603,7 +372,7 @@ export function FlowEditor({
         : api.op.post<FlowResponse>('addFlow', requestOf(draft, approved)),
     onSuccess: () => onDone(true),
   });
-  const { general, byStep } = problemsByPlace(save.error);
+  const { general, byStep } = problemsByPlace(save.error ? errorText(save.error) : null);
   const ids = uniqueIds(draft.steps);
   const setStep = (index: number, step: DraftStep) =>
     setDraft({ ...draft, steps: draft.steps.map((s, i) => (i === index ? step : s)) });

@@ -1,19 +1,7 @@
 import { Group, Select, TextInput } from '@mantine/core';
-import type { TemplateView } from '@switchboard/contracts';
 
 // Where a placeholder's value comes from, in the API's string forms: `contact.<field>`,
 // `contact.custom.<key>`, `data.<path>` (API campaigns only) or else a fixed text.
-
-/** The highest `{{n}}` of a text: how many variables it needs. */
-export const placeholderCount = (text: string) =>
-  Math.max(0, ...[...text.matchAll(/\{\{(\d+)\}\}/g)].map((match) => Number(match[1])));
-
-export function templateBody(template: TemplateView | undefined): string {
-  const body = template?.components.find(
-    (component) => String(component.type).toUpperCase() === 'BODY',
-  );
-  return typeof body?.text === 'string' ? body.text : '';
-}
 
 const FIELD_CHOICES = [
   { value: 'contact.name', label: 'Contact name' },

@@ -34,7 +34,8 @@ import { formatTime } from '../format';
 import { useFallbackPoll } from '../live';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
-import { SourcePicker, placeholderCount, templateBody } from '../VariableSource';
+import { SourcePicker } from '../VariableSource';
+import { placeholderCount, templateBody } from '../template-text';
 
 /** Delivered and read keep arriving for a while after the last message was handed over. */
 const RECEIPTS_SETTLE_MS = 10 * 60_000;

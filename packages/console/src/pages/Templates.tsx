@@ -27,6 +27,7 @@ import {
 } from '@switchboard/contracts';
 import { api, errorText, request } from '../api';
 import { ListTable } from '../ListTable';
+import { placeholderCount } from '../template-text';
 import { ErrorAlert } from '../ErrorAlert';
 import { TemplateButtons, buttonsComponent, type DraftButton } from '../TemplateButtons';
 
@@ -40,9 +41,6 @@ const STATUS_COLORS: Record<string, string> = {
   PAUSED: 'orange.9',
   DISABLED: 'gray.7',
 };
-
-const placeholderCount = (text: string) =>
-  Math.max(0, ...[...text.matchAll(/\{\{(\d+)\}\}/g)].map((match) => Number(match[1])));
 
 function bodyOf(template: TemplateView): string {
   const body = template.components.find((c) => String(c.type).toUpperCase() === 'BODY');
