@@ -7,6 +7,8 @@ const transform = {
 const moduleNameMapper = {
   '^@switchboard/(contracts|service-kit|provider-simulator)$': '<rootDir>/packages/$1/src',
   '^@switchboard/service-kit/telemetry$': '<rootDir>/packages/service-kit/src/telemetry',
+  // ES module packages (the console) name their TypeScript files by the `.js` they become.
+  '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 const project = (displayName, testMatch, extra = {}) => ({
   displayName,

@@ -4,7 +4,7 @@
 // developer see and do. Each page is checked with axe-core and photographed into docs/console/.
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { AddAgentResponseSchema } from '@switchboard/contracts';
+import { AddAgentResponseSchema, FlowsResponseSchema } from '@switchboard/contracts';
 import { orderFlow } from '../../services/campaigns/test/support/flow-fixtures';
 import { startReceiver, type Receiver } from '../../services/webhooks/test/support/receiver';
 import {
@@ -35,6 +35,8 @@ beforeAll(async () => {
       WEBHOOK_RETRY_DELAYS: '1,1,1',
       // Slow enough for each tick to show, quick enough for the test.
       SIM_STATUS_DELAYS_MS: '300,800,800',
+      // Long enough for a new template to be seen pending before the review decides.
+      SIM_TEMPLATE_REVIEW_DELAY_MS: '2500',
     }),
     launchChromium(),
   ]);
@@ -701,5 +703,214 @@ test('when a customer writes while a conversation is open, then the message arri
     .filter({ hasText: 'Are you there?' })
     .waitFor({ timeout: 20_000 });
   expect(reads.length).toBeGreaterThan(before);
+  expect(problems).toEqual([]);
+});
+
+/** A Mantine select of that label set to the option of that name. */
+async function choose(scope: Page | Locator, label: string, option: string): Promise<void> {
+  await scope.getByRole('combobox', { name: label, exact: true }).click();
+  const page = 'page' in scope ? scope.page() : scope;
+  await page.getByRole('option', { name: option, exact: true }).click();
+}
+
+test('when a flow is made in the console, then a step the API refuses shows its error in place, and a customer who writes its trigger gets its first step', async () => {
+  const org = await organizationWithOwner('Flow Co', 'standard', 'flow@flow.example');
+  const client = e2e.api(org.token);
+  const template = await client.post('createTemplate', {
+    template_name: 'goodbye',
+    template_language: 'en_US',
+    category: 'UTILITY',
+    components: [{ type: 'BODY', text: 'Bye {{1}}!', example: { body_text: [['Ana']] } }],
+  });
+  expect(template.status).toBe(201);
+  await until(async () => {
+    const listed = await client.get('getTemplates', { status: 'APPROVED' });
+    return JSON.stringify(listed.body).includes('goodbye') || undefined;
+  }, 'the template approved');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'flow@flow.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Automation' }).click();
+  const flows = page.getByRole('region', { name: 'Flows' });
+  await flows.getByText('No flows yet.').waitFor();
+  await flows.getByRole('button', { name: 'New flow' }).click();
+  const editor = page.getByRole('region', { name: 'New flow' });
+  await editor.getByLabel('Flow name').fill('Returns');
+  await editor.getByLabel('Trigger keywords').fill('return, refund');
+  await editor.getByLabel('Step 1 id').fill('ask');
+  await editor.getByLabel('Step 1 message').fill('Do you want to return an item, {{name}}?');
+  await editor.getByLabel('Step 1 buttons').fill('Yes, No');
+  await editor.getByRole('button', { name: 'Add step' }).click();
+  await editor.getByLabel('Step 2 id').fill('save');
+  await choose(editor, 'Step 2 does', 'Set a contact field');
+  // Not a field a flow can set: the API's refusal shows under step 2.
+  await editor.getByLabel('Step 2 field').fill('colour');
+  await editor.getByLabel('Step 2 value').fill('{{reply}}');
+  // The last step ends the flow with an approved template, its {{1}} the contact's name.
+  await editor.getByRole('button', { name: 'Add step' }).click();
+  await editor.getByLabel('Step 3 id').fill('bye');
+  await choose(editor, 'Step 3 does', 'End the flow');
+  await editor
+    .getByRole('radiogroup', { name: 'Step 3 sends' })
+    .locator('label')
+    .filter({ hasText: /^Template$/ })
+    .click();
+  await choose(editor, 'Step 3 template', 'goodbye (en_US)');
+  expect(await editor.getByRole('combobox', { name: 'Step 3 {{1}}' }).inputValue()).toBe(
+    'Contact name',
+  );
+  await choose(editor, 'Step 2: then', 'bye');
+  await editor.getByRole('button', { name: 'Add a branch to step 1' }).click();
+  await choose(editor, 'Button (step 1 branch 1)', 'Yes');
+  await choose(editor, 'Go to (step 1 branch 1)', 'save');
+  await editor.getByRole('button', { name: 'Create flow' }).click();
+  const step2 = editor.getByTestId('flow-step').nth(1);
+  await step2
+    .getByRole('alert')
+    .filter({ hasText: 'field: must be name, email, language, subscription or custom.<key>' })
+    .waitFor();
+  await checkPage(page, 'automation-flow-editor');
+  await editor.getByLabel('Step 2 field').fill('custom.returning');
+  await editor.getByRole('button', { name: 'Create flow' }).click();
+  const flow = flows.getByTestId('flow').filter({ hasText: 'Returns' });
+  await flow.getByText('ask (start): Send “Do you want to return an item, {{name}}?”').waitFor();
+  expect(await flow.textContent()).toContain('button “Yes” → save');
+  expect(await flow.textContent()).toContain('Set custom.returning to “{{reply}}”');
+  const stored = FlowsResponseSchema.parse((await client.get('getFlows')).body);
+  expect(stored.flows[0]!.steps).toContainEqual({
+    id: 'bye',
+    type: 'end',
+    message: { type: 'template', template_name: 'goodbye', template_language: 'en_US' },
+    variables: [{ field: 'name' }],
+  });
+  expect(stored.flows[0]!.steps[1]).toMatchObject({ id: 'save', next: 'bye' });
+
+  await customerWrites(org, '393471270001', { profile_name: 'Rita', text: 'Refund' });
+  await until(async () => {
+    const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+    return /Do you want to return an item, Rita\?.*Yes/s.test(sent) || undefined;
+  }, 'the first step at the simulator');
+
+  // Changed, then deleted.
+  await flows.getByRole('button', { name: 'Edit Returns' }).click();
+  const edit = page.getByRole('region', { name: 'Edit flow Returns' });
+  await edit.getByLabel('Flow name').fill('Returns and refunds');
+  await edit.getByRole('button', { name: 'Save flow' }).click();
+  await flows.getByText('Returns and refunds', { exact: true }).waitFor();
+  await checkPage(page, 'automation-flows');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await flows.getByRole('button', { name: 'Delete Returns and refunds' }).click();
+  await flows.getByText('No flows yet.').waitFor();
+  expect(problems).toEqual([]);
+});
+
+test('when an API campaign and a bot campaign are created, then each is listed with its trigger, and the API campaign sends with its data', async () => {
+  const org = await organizationWithOwner('Hook Co', 'standard', 'hook@hook.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'hook@hook.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await page.getByText('No campaigns yet.').waitFor();
+  await page.getByLabel('Campaign name').fill('Order shipped');
+  await page.locator('label').filter({ hasText: /^API$/ }).click();
+  await page.getByLabel('Message text').fill('Your order {{1}} has shipped');
+  await choose(page, '{{1}}', 'Data of the API call');
+  await page.getByLabel('Data path of {{1}}').fill('order.id');
+  await page.getByRole('button', { name: 'Create campaign' }).click();
+  const apiRow = page.getByTestId('campaign-row').filter({ hasText: 'Order shipped' });
+  await apiRow.getByText(/POST \/api\/svc\/sendcampaigns with campaign_id \d+/).waitFor();
+  await apiRow.getByText('data: order.id').waitFor();
+  const id = Number(/campaign_id (\d+)/.exec((await apiRow.textContent())!)![1]);
+
+  await page.getByLabel('Campaign name').fill('Promo code');
+  await page.locator('label').filter({ hasText: /^Bot$/ }).click();
+  await page.getByLabel('Trigger keywords').fill('promo, discount');
+  await page.getByLabel('Message text').fill('Your code is SPRING10');
+  await page.getByRole('button', { name: 'Create campaign' }).click();
+  const botRow = page.getByTestId('campaign-row').filter({ hasText: 'Promo code' });
+  await botRow.getByText('Keywords: promo, discount').waitFor();
+  await checkPage(page, 'campaigns-api-bot');
+
+  const sent = await e2e.api(org.token).post('sendcampaigns', {
+    phone: '393471280001',
+    campaign_id: id,
+    data: { order: { id: 'A-7' } },
+  });
+  expect(sent.status).toBe(200);
+  await until(async () => {
+    const messages = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+    return messages.includes('Your order A-7 has shipped') || undefined;
+  }, 'the API campaign at the simulator');
+  expect(problems).toEqual([]);
+});
+
+test('when a template with buttons and a document header is submitted, then a mix the Cloud API refuses is named, the fixed one shows pending, then approved, and a campaign of it asks for its document and its button variable', async () => {
+  const org = await organizationWithOwner('Docs Co', 'standard', 'docs@docs.example');
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'docs@docs.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Templates' }).click();
+  await page.getByText('No templates yet.').waitFor();
+  await page.getByLabel('Template name').fill('return_label');
+  await page.getByText('Document header', { exact: true }).click();
+  await page.locator('input[type="file"]').setInputFiles({
+    name: 'label.pdf',
+    mimeType: 'application/pdf',
+    buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+  });
+  await page.getByText('Document uploaded').waitFor();
+  await page.getByLabel('Body').fill('Your return label for order {{1}} is attached.');
+  await page.getByLabel('Example of {{1}}').fill('A-7');
+  await page.getByLabel('Footer (optional)').fill('Shop Co');
+  const addButton = page.getByRole('button', { name: 'Add button' });
+  await addButton.click();
+  await page.getByLabel('Button 1 text').fill('Got it');
+  await addButton.click();
+  await choose(page, 'Button 2 kind', 'Visit website');
+  await page.getByLabel('Button 2 text').fill('Track');
+  await page.getByLabel('Button 2 URL').fill('https://shop.example/track/{{1}}');
+  await page.getByLabel('Button 2 example URL').fill('https://shop.example/track/A-7');
+  await addButton.click();
+  await page.getByLabel('Button 3 text').fill('Stop');
+  // A quick reply after a website button, split from the first: the provider would refuse it.
+  await page.getByRole('button', { name: 'Submit for review' }).click();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: 'quick reply buttons must be grouped together' })
+    .waitFor();
+  await checkPage(page, 'templates-buttons');
+  await choose(page, 'Button 3 kind', 'Call phone number');
+  await page.getByLabel('Button 3 text').fill('Call us');
+  await page.getByLabel('Button 3 phone number').fill('+393471234567');
+  await page.getByRole('button', { name: 'Submit for review' }).click();
+  const row = page.getByTestId('template-row').filter({ hasText: 'return_label' });
+  await row.getByText('PENDING').waitFor();
+  expect(await row.textContent()).toContain('document header');
+  expect(await row.textContent()).toContain('buttons: Got it, Track, Call us');
+  await row.getByText('APPROVED').waitFor({ timeout: 60_000 });
+
+  // A campaign of it asks for the header's document and the website button's {{1}}.
+  const made = await e2e
+    .api(org.token)
+    .post('makeContact', { name: 'Dora', phone: '393471290001' });
+  expect(made.status).toBe(201);
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await page.getByLabel('Campaign name').fill('Labels');
+  await page
+    .locator('label')
+    .filter({ hasText: /^Template$/ })
+    .click();
+  await choose(page, 'Approved template', 'return_label (en_US)');
+  await page.getByLabel('Header document link').fill('https://shop.example/labels/A-7.pdf');
+  await choose(page, '{{1}}', 'Fixed text');
+  await page.getByLabel('Text of {{1}}').fill('A-7');
+  // The button's {{1}} is the contact's name, as each placeholder is by default.
+  await page.getByRole('combobox', { name: 'Button “Track” {{1}}' }).waitFor();
+  await page.getByRole('button', { name: 'Create and send' }).click();
+  await page
+    .getByTestId('campaign-row')
+    .filter({ hasText: 'Labels' })
+    .getByText('completed')
+    .waitFor({ timeout: 60_000 });
+  const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
+  expect(sent).toContain('https://shop.example/labels/A-7.pdf');
+  expect(sent).toMatch(/"sub_type":\s*"url".*"Dora"/s);
   expect(problems).toEqual([]);
 });

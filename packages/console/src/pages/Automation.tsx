@@ -29,6 +29,7 @@ import {
 import { api, errorText } from '../api';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { FlowEditor } from '../FlowEditor';
 
 function AutomatedReplies() {
   const queryClient = useQueryClient();
@@ -238,47 +239,95 @@ function FlowSteps({ flow }: { flow: FlowView }) {
 
 function Flows() {
   const queryClient = useQueryClient();
+  /** The flow being written: 'new', a flow's id, or none. */
+  const [editing, setEditing] = useState<'new' | number | null>(null);
   const flows = useQuery({
     queryKey: ['flows'],
     queryFn: () => api.op.get<FlowsResponse>('getFlows', { per_page: 100 }),
   });
-  const toggle = useMutation({
-    mutationFn: (flow: FlowView) =>
-      api.op.post('updateFlow', { id: flow.id, active: !flow.active }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['flows'] }),
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['flows'] });
+  const change = useMutation({
+    mutationFn: ({ flow, remove }: { flow: FlowView; remove?: boolean }) =>
+      remove
+        ? api.op.delete('deleteFlow', { id: flow.id })
+        : api.op.post('updateFlow', { id: flow.id, active: !flow.active }),
+    onSettled: refresh,
   });
+  const done = (saved: boolean) => {
+    setEditing(null);
+    if (saved) void refresh();
+  };
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="flows">
       <Stack>
-        <Title order={2} size="h4" id="flows">
-          Flows
-        </Title>
+        <Group justify="space-between">
+          <Title order={2} size="h4" id="flows">
+            Flows
+          </Title>
+          {editing === null && (
+            <Button variant="default" onClick={() => setEditing('new')}>
+              New flow
+            </Button>
+          )}
+        </Group>
+        {editing === 'new' && <FlowEditor onDone={done} />}
         <ErrorAlert error={flows.error} />
-        <ErrorAlert error={toggle.error} />
-        {flows.data?.flows.length === 0 && (
+        <ErrorAlert error={change.error} />
+        {flows.data?.flows.length === 0 && editing !== 'new' && (
           <Text c="dimmed" size="sm">
-            No flows yet. Flows are made with the addFlow operation of the API.
+            No flows yet. A flow starts when a customer writes its trigger and walks them through
+            its steps.
           </Text>
         )}
-        {flows.data?.flows.map((flow) => (
-          <Paper key={flow.id} withBorder p="sm">
-            <Group justify="space-between">
-              <div>
-                <Text fw={600}>{flow.name}</Text>
-                <Text size="xs">Starts on: {flow.triggers.join(', ')}</Text>
-              </div>
-              <Group gap="xs">
-                <Badge color={flow.active ? 'teal.9' : 'gray.7'}>
-                  {flow.active ? 'active' : 'off'}
-                </Badge>
-                <Button size="xs" variant="default" onClick={() => toggle.mutate(flow)}>
-                  {flow.active ? 'Turn off' : 'Turn on'}
-                </Button>
+        {flows.data?.flows.map((flow) =>
+          editing === flow.id ? (
+            <FlowEditor key={flow.id} flow={flow} onDone={done} />
+          ) : (
+            <Paper key={flow.id} withBorder p="sm" data-testid="flow">
+              <Group justify="space-between">
+                <div>
+                  <Text fw={600}>{flow.name}</Text>
+                  <Text size="xs">Starts on: {flow.triggers.join(', ')}</Text>
+                </div>
+                <Group gap="xs">
+                  <Badge color={flow.active ? 'teal.9' : 'gray.7'}>
+                    {flow.active ? 'active' : 'off'}
+                  </Badge>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    aria-label={`${flow.active ? 'Turn off' : 'Turn on'} ${flow.name}`}
+                    onClick={() => change.mutate({ flow })}
+                  >
+                    {flow.active ? 'Turn off' : 'Turn on'}
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    aria-label={`Edit ${flow.name}`}
+                    disabled={editing !== null}
+                    onClick={() => setEditing(flow.id)}
+                  >
+                    Edit
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    aria-label={`Delete ${flow.name}`}
+                    onClick={() => {
+                      if (window.confirm(`Delete the flow “${flow.name}”?`)) {
+                        change.mutate({ flow, remove: true });
+                      }
+                    }}
+                  >
+                    Delete
+                  </Button>
+                </Group>
               </Group>
-            </Group>
-            <FlowSteps flow={flow} />
-          </Paper>
-        ))}
+              <FlowSteps flow={flow} />
+            </Paper>
+          ),
+        )}
       </Stack>
     </Paper>
   );

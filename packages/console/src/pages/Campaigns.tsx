@@ -18,20 +18,24 @@ import {
   Title,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type {
-  CampaignResponse,
-  CampaignView,
-  CampaignsResponse,
-  CreateCampaignRequestInput,
-  GroupsResponse,
-  TemplateView,
-  TemplatesResponse,
+import {
+  placeholderSources,
+  type CampaignResponse,
+  type CampaignType,
+  type CampaignView,
+  type CampaignsResponse,
+  type CreateCampaignRequestInput,
+  type GroupsResponse,
+  type TemplateView,
+  type TemplatesResponse,
 } from '@switchboard/contracts';
 import { api, errorText } from '../api';
 import { formatTime } from '../format';
 import { useFallbackPoll } from '../live';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { SourcePicker } from '../VariableSource';
+import { placeholderCount, templateBody } from '../template-text';
 
 /** Delivered and read keep arriving for a while after the last message was handed over. */
 const RECEIPTS_SETTLE_MS = 10 * 60_000;
@@ -50,31 +54,49 @@ const STATUS_COLORS: Record<CampaignView['status'], string> = {
   canceled: 'red.9',
 };
 
-/** The highest `{{n}}` of a text: how many variables it needs. */
-const placeholderCount = (text: string) =>
-  Math.max(0, ...[...text.matchAll(/\{\{(\d+)\}\}/g)].map((match) => Number(match[1])));
-
-function templateBody(template: TemplateView | undefined): string {
-  const body = template?.components.find(
-    (component) => String(component.type).toUpperCase() === 'BODY',
-  );
-  return typeof body?.text === 'string' ? body.text : '';
+/** A template's parts beyond its body that need a value per message: header and URL buttons. */
+interface TemplateSlots {
+  /** IMAGE, VIDEO or DOCUMENT: the media every recipient gets. */
+  mediaHeader: 'image' | 'video' | 'document' | null;
+  /** A TEXT header with a `{{1}}`. */
+  headerVariable: boolean;
+  /** URL buttons whose URL ends in `{{1}}`: their position among the buttons and their text. */
+  urlButtons: { index: number; text: string }[];
 }
 
-const FIELD_CHOICES = [
-  { value: 'contact.name', label: 'Contact name' },
-  { value: 'contact.phone', label: 'Contact phone' },
-  { value: 'contact.email', label: 'Contact email' },
-  { value: 'fixed', label: 'Fixed text' },
-];
+function templateSlots(template: TemplateView | undefined): TemplateSlots {
+  const slots: TemplateSlots = { mediaHeader: null, headerVariable: false, urlButtons: [] };
+  for (const component of template?.components ?? []) {
+    const type = String(component.type).toUpperCase();
+    if (type === 'HEADER') {
+      const format = String(component.format ?? 'TEXT').toUpperCase();
+      if (format === 'IMAGE' || format === 'VIDEO' || format === 'DOCUMENT') {
+        slots.mediaHeader = format.toLowerCase() as TemplateSlots['mediaHeader'];
+      }
+      if (format === 'TEXT' && typeof component.text === 'string') {
+        slots.headerVariable = placeholderCount(component.text) > 0;
+      }
+    }
+    if (type === 'BUTTONS' && Array.isArray(component.buttons)) {
+      (component.buttons as { type?: string; text?: string; url?: string }[]).forEach(
+        (button, index) => {
+          if (String(button.type).toUpperCase() === 'URL' && /\{\{.+\}\}/.test(button.url ?? '')) {
+            slots.urlButtons.push({ index, text: button.text ?? `#${index + 1}` });
+          }
+        },
+      );
+    }
+  }
+  return slots;
+}
 
-/** One placeholder's source: a contact field, a custom field (custom.x) or a fixed text. */
 function VariableMapping(props: {
   count: number;
   values: string[];
   onChange: (values: string[]) => void;
+  withData: boolean;
 }) {
-  const { count, values, onChange } = props;
+  const { count, values, onChange, withData } = props;
   if (count === 0) return null;
   const set = (index: number, value: string) => {
     const next = [...values];
@@ -83,43 +105,46 @@ function VariableMapping(props: {
   };
   return (
     <Stack gap="xs">
-      <Text size="sm" fw={500}>
+      <Text size="sm" fw={700}>
         Variables
       </Text>
-      {Array.from({ length: count }, (_, index) => {
-        const value = values[index] ?? 'contact.name';
-        const fixed = !value.startsWith('contact.');
-        return (
-          <Group key={index} align="flex-end">
-            <Select
-              label={`{{${index + 1}}}`}
-              data={FIELD_CHOICES}
-              value={fixed ? 'fixed' : value}
-              allowDeselect={false}
-              onChange={(choice) =>
-                set(index, choice === 'fixed' ? '' : (choice ?? 'contact.name'))
-              }
-            />
-            {fixed && (
-              <TextInput
-                label={`Text of {{${index + 1}}}`}
-                value={value}
-                onChange={(event) => set(index, event.currentTarget.value)}
-              />
-            )}
-          </Group>
-        );
-      })}
+      {Array.from({ length: count }, (_, index) => (
+        <SourcePicker
+          key={index}
+          label={`{{${index + 1}}}`}
+          value={values[index] ?? 'contact.name'}
+          onChange={(value) => set(index, value)}
+          withData={withData}
+        />
+      ))}
     </Stack>
   );
 }
 
+const CAMPAIGN_KINDS = [
+  { value: 'regular', label: 'Regular' },
+  { value: 'api', label: 'API' },
+  { value: 'bot', label: 'Bot' },
+];
+
+const KIND_HINTS: Record<CampaignType, string> = {
+  regular: 'Sent to an audience, now, at a time, or kept as a draft.',
+  api: 'Sent to one phone number at a time by your systems, through the sendcampaigns operation.',
+  bot: 'Sent to a customer whose message holds one of its keywords.',
+};
+
 function CreateCampaign({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState('');
+  const [type, setType] = useState<CampaignType>('regular');
+  const [keywords, setKeywords] = useState('');
   const [kind, setKind] = useState<'text' | 'template'>('text');
   const [text, setText] = useState('');
   const [templateId, setTemplateId] = useState<string | null>(null);
   const [variables, setVariables] = useState<string[]>([]);
+  /** The template's header media link, its header `{{1}}` and its URL buttons' `{{1}}`. */
+  const [mediaLink, setMediaLink] = useState('');
+  const [headerSource, setHeaderSource] = useState('contact.name');
+  const [buttonSources, setButtonSources] = useState<Record<number, string>>({});
   const [audience, setAudience] = useState<'all' | 'groups'>('all');
   const [groupIds, setGroupIds] = useState<string[]>([]);
   const [when, setWhen] = useState<'now' | 'later' | 'draft'>('now');
@@ -134,11 +159,12 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
   });
   const template = templates.data?.templates.find((t) => String(t.id) === templateId);
   const count = placeholderCount(kind === 'text' ? text : templateBody(template));
+  const slots = templateSlots(kind === 'template' ? template : undefined);
   const create = useMutation({
     mutationFn: () => {
       const request: CreateCampaignRequestInput = {
         name,
-        type: 'regular',
+        type,
         message:
           kind === 'text'
             ? { type: 'text', text }
@@ -146,22 +172,40 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
                 type: 'template',
                 template_name: template?.template_name ?? '',
                 template_language: template?.template_language ?? '',
+                ...(slots.mediaHeader
+                  ? { header_media: { type: slots.mediaHeader, link: mediaLink } }
+                  : {}),
+                ...(slots.headerVariable ? { header_variable: headerSource } : {}),
+                ...(slots.urlButtons.length > 0
+                  ? {
+                      button_variables: slots.urlButtons.map(({ index }) => ({
+                        index,
+                        source: buttonSources[index] ?? 'contact.name',
+                      })),
+                    }
+                  : {}),
               },
         variables: Array.from({ length: count }, (_, index) => variables[index] ?? 'contact.name'),
-        audience:
-          audience === 'all'
-            ? { type: 'all' }
-            : { type: 'groups', group_ids: groupIds.map(Number) },
-        send_now: when === 'now',
-        ...(when === 'later' && scheduledAt
-          ? { scheduled_at: new Date(scheduledAt).toISOString() }
+        ...(type === 'regular'
+          ? {
+              audience:
+                audience === 'all'
+                  ? { type: 'all' }
+                  : { type: 'groups', group_ids: groupIds.map(Number) },
+              send_now: when === 'now',
+              ...(when === 'later' && scheduledAt
+                ? { scheduled_at: new Date(scheduledAt).toISOString() }
+                : {}),
+            }
           : {}),
+        ...(type === 'bot' ? { keywords } : {}),
       };
       return api.op.post<CampaignResponse>('createCampaign', request);
     },
     onSuccess: () => {
       setName('');
       setText('');
+      setKeywords('');
       onCreated();
     },
   });
@@ -182,6 +226,26 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
             value={name}
             onChange={(event) => setName(event.currentTarget.value)}
           />
+          <Stack gap={4}>
+            <SegmentedControl
+              aria-label="Campaign type"
+              data={CAMPAIGN_KINDS}
+              value={type}
+              onChange={(value) => setType(value as CampaignType)}
+            />
+            <Text size="xs" c="dimmed">
+              {KIND_HINTS[type]}
+            </Text>
+          </Stack>
+          {type === 'bot' && (
+            <TextInput
+              label="Trigger keywords"
+              description="Separated by commas"
+              required
+              value={keywords}
+              onChange={(event) => setKeywords(event.currentTarget.value)}
+            />
+          )}
           <SegmentedControl
             aria-label="Message"
             data={[
@@ -220,53 +284,87 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
               {templateBody(template)}
             </Text>
           )}
-          <VariableMapping count={count} values={variables} onChange={setVariables} />
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <Stack gap="xs">
-              <SegmentedControl
-                aria-label="Audience"
-                data={[
-                  { value: 'all', label: 'All contacts' },
-                  { value: 'groups', label: 'Groups' },
-                ]}
-                value={audience}
-                onChange={(value) => setAudience(value === 'groups' ? 'groups' : 'all')}
-              />
-              {audience === 'groups' && (
-                <MultiSelect
-                  label="Audience groups"
-                  placeholder="Choose groups"
-                  data={(groups.data?.groups ?? []).map((group) => ({
-                    value: String(group.id),
-                    label: group.name,
-                  }))}
-                  value={groupIds}
-                  onChange={setGroupIds}
+          {slots.mediaHeader && (
+            <TextInput
+              label={`Header ${slots.mediaHeader} link`}
+              description={`The ${slots.mediaHeader} every recipient gets, at an https address`}
+              required
+              type="url"
+              value={mediaLink}
+              onChange={(event) => setMediaLink(event.currentTarget.value)}
+            />
+          )}
+          {slots.headerVariable && (
+            <SourcePicker
+              label="Header {{1}}"
+              value={headerSource}
+              onChange={setHeaderSource}
+              withData={type === 'api'}
+            />
+          )}
+          <VariableMapping
+            count={count}
+            values={variables}
+            onChange={setVariables}
+            withData={type === 'api'}
+          />
+          {slots.urlButtons.map(({ index, text: buttonText }) => (
+            <SourcePicker
+              key={index}
+              label={`Button “${buttonText}” {{1}}`}
+              value={buttonSources[index] ?? 'contact.name'}
+              onChange={(value) => setButtonSources({ ...buttonSources, [index]: value })}
+              withData={type === 'api'}
+            />
+          ))}
+          {type === 'regular' && (
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <Stack gap="xs">
+                <SegmentedControl
+                  aria-label="Audience"
+                  data={[
+                    { value: 'all', label: 'All contacts' },
+                    { value: 'groups', label: 'Groups' },
+                  ]}
+                  value={audience}
+                  onChange={(value) => setAudience(value === 'groups' ? 'groups' : 'all')}
                 />
-              )}
-            </Stack>
-            <Stack gap="xs">
-              <SegmentedControl
-                aria-label="When"
-                data={[
-                  { value: 'now', label: 'Send now' },
-                  { value: 'later', label: 'Schedule' },
-                  { value: 'draft', label: 'Keep as draft' },
-                ]}
-                value={when}
-                onChange={(value) => setWhen(value as 'now' | 'later' | 'draft')}
-              />
-              {when === 'later' && (
-                <TextInput
-                  type="datetime-local"
-                  label="Send at"
-                  required
-                  value={scheduledAt}
-                  onChange={(event) => setScheduledAt(event.currentTarget.value)}
+                {audience === 'groups' && (
+                  <MultiSelect
+                    label="Audience groups"
+                    placeholder="Choose groups"
+                    data={(groups.data?.groups ?? []).map((group) => ({
+                      value: String(group.id),
+                      label: group.name,
+                    }))}
+                    value={groupIds}
+                    onChange={setGroupIds}
+                  />
+                )}
+              </Stack>
+              <Stack gap="xs">
+                <SegmentedControl
+                  aria-label="When"
+                  data={[
+                    { value: 'now', label: 'Send now' },
+                    { value: 'later', label: 'Schedule' },
+                    { value: 'draft', label: 'Keep as draft' },
+                  ]}
+                  value={when}
+                  onChange={(value) => setWhen(value as 'now' | 'later' | 'draft')}
                 />
-              )}
-            </Stack>
-          </SimpleGrid>
+                {when === 'later' && (
+                  <TextInput
+                    type="datetime-local"
+                    label="Send at"
+                    required
+                    value={scheduledAt}
+                    onChange={(event) => setScheduledAt(event.currentTarget.value)}
+                  />
+                )}
+              </Stack>
+            </SimpleGrid>
+          )}
           {create.isError && (
             <Alert color="red" role="alert" title="The campaign was not created">
               {errorText(create.error)}
@@ -274,7 +372,13 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
           )}
           <Group>
             <Button type="submit" loading={create.isPending}>
-              {when === 'now' ? 'Create and send' : when === 'later' ? 'Schedule' : 'Save draft'}
+              {type !== 'regular'
+                ? 'Create campaign'
+                : when === 'now'
+                  ? 'Create and send'
+                  : when === 'later'
+                    ? 'Schedule'
+                    : 'Save draft'}
             </Button>
           </Group>
         </Stack>
@@ -311,7 +415,19 @@ function Trigger({
   if (campaign.type === 'bot')
     return <Text size="xs">Keywords: {campaign.keywords?.join(', ')}</Text>;
   if (campaign.type === 'api') {
-    return <Text size="xs">POST /api/svc/sendcampaigns with campaign_id {campaign.id}</Text>;
+    const paths = placeholderSources(campaign).flatMap((source) =>
+      'data' in source ? [source.data] : [],
+    );
+    return (
+      <Stack gap={0}>
+        <Text size="xs">POST /api/svc/sendcampaigns with campaign_id {campaign.id}</Text>
+        {paths.length > 0 && (
+          <Text size="xs" c="dimmed">
+            data: {paths.join(', ')}
+          </Text>
+        )}
+      </Stack>
+    );
   }
   if (campaign.scheduled_at && campaign.status === 'scheduled') {
     return <Text size="xs">Scheduled for {formatTime(campaign.scheduled_at)}</Text>;

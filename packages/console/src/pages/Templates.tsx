@@ -27,7 +27,9 @@ import {
 } from '@switchboard/contracts';
 import { api, errorText, request } from '../api';
 import { ListTable } from '../ListTable';
+import { placeholderCount } from '../template-text';
 import { ErrorAlert } from '../ErrorAlert';
+import { TemplateButtons, buttonsComponent, type DraftButton } from '../TemplateButtons';
 
 /** The provider reviews a new template; its status is read again until it is decided. */
 const REVIEW_POLL_MS = 2000;
@@ -40,24 +42,50 @@ const STATUS_COLORS: Record<string, string> = {
   DISABLED: 'gray.7',
 };
 
-const placeholderCount = (text: string) =>
-  Math.max(0, ...[...text.matchAll(/\{\{(\d+)\}\}/g)].map((match) => Number(match[1])));
-
 function bodyOf(template: TemplateView): string {
   const body = template.components.find((c) => String(c.type).toUpperCase() === 'BODY');
   return typeof body?.text === 'string' ? body.text : '';
+}
+
+type HeaderKind = 'none' | 'text' | 'image' | 'video' | 'document';
+
+/** Each media header: its provider format, the files taken (as the Cloud API allows) and words. */
+const MEDIA_HEADERS = {
+  image: { format: 'IMAGE', accept: 'image/png,image/jpeg', hint: 'JPEG or PNG, up to 5 MB' },
+  video: { format: 'VIDEO', accept: 'video/mp4,video/3gpp', hint: 'MP4 or 3GPP, up to 16 MB' },
+  document: { format: 'DOCUMENT', accept: 'application/pdf', hint: 'PDF, up to 100 MB' },
+} as const;
+
+const isMedia = (kind: HeaderKind): kind is keyof typeof MEDIA_HEADERS => kind in MEDIA_HEADERS;
+
+/** What a template holds besides its body, in a few words: its header kind and its buttons. */
+function componentsSummary(template: TemplateView): string {
+  const parts: string[] = [];
+  for (const component of template.components) {
+    const type = String(component.type).toUpperCase();
+    if (type === 'HEADER') parts.push(`${String(component.format).toLowerCase()} header`);
+    if (type === 'FOOTER') parts.push('footer');
+    if (type === 'BUTTONS' && Array.isArray(component.buttons)) {
+      const texts = (component.buttons as { text?: string }[]).map((b) => b.text ?? '…');
+      parts.push(`buttons: ${texts.join(', ')}`);
+    }
+  }
+  return parts.join(' · ');
 }
 
 function CreateTemplate({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState('');
   const [language, setLanguage] = useState('en_US');
   const [category, setCategory] = useState<string>('UTILITY');
-  const [header, setHeader] = useState<'none' | 'text' | 'image'>('none');
+  const [header, setHeader] = useState<HeaderKind>('none');
   const [headerText, setHeaderText] = useState('');
+  const [headerExample, setHeaderExample] = useState('');
+  const headerHasVariable = header === 'text' && placeholderCount(headerText) > 0;
   const [handle, setHandle] = useState<string | null>(null);
   const [body, setBody] = useState('');
   const [examples, setExamples] = useState<string[]>([]);
   const [footer, setFooter] = useState('');
+  const [buttons, setButtons] = useState<DraftButton[]>([]);
   const count = placeholderCount(body);
   const upload = useMutation({
     mutationFn: (file: File) => {
@@ -72,11 +100,18 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
   const create = useMutation({
     mutationFn: () => {
       const components: Record<string, unknown>[] = [];
-      if (header === 'text') components.push({ type: 'HEADER', format: 'TEXT', text: headerText });
-      if (header === 'image') {
+      if (header === 'text') {
         components.push({
           type: 'HEADER',
-          format: 'IMAGE',
+          format: 'TEXT',
+          text: headerText,
+          ...(headerHasVariable ? { example: { header_text: [headerExample] } } : {}),
+        });
+      }
+      if (isMedia(header)) {
+        components.push({
+          type: 'HEADER',
+          format: MEDIA_HEADERS[header].format,
           example: { header_handle: handle ? [handle] : [] },
         });
       }
@@ -88,6 +123,8 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
           : {}),
       });
       if (footer.trim()) components.push({ type: 'FOOTER', text: footer });
+      const buttonsPart = buttonsComponent(buttons);
+      if (buttonsPart) components.push(buttonsPart);
       const input: CreateTemplateRequestInput = {
         template_name: name,
         template_language: language,
@@ -102,7 +139,9 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
       setExamples([]);
       setFooter('');
       setHeaderText('');
+      setHeaderExample('');
       setHandle(null);
+      setButtons([]);
       onCreated();
     },
   });
@@ -147,9 +186,16 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
                 { value: 'none', label: 'No header' },
                 { value: 'text', label: 'Text header' },
                 { value: 'image', label: 'Image header' },
+                { value: 'video', label: 'Video header' },
+                { value: 'document', label: 'Document header' },
               ]}
               value={header}
-              onChange={(value) => setHeader(value as 'none' | 'text' | 'image')}
+              onChange={(value) => {
+                // A handle is for the format it was uploaded as.
+                setHandle(null);
+                upload.reset();
+                setHeader(value as HeaderKind);
+              }}
             />
             {header === 'text' && (
               <TextInput
@@ -159,20 +205,30 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
                 onChange={(event) => setHeaderText(event.currentTarget.value)}
               />
             )}
-            {header === 'image' && (
+            {headerHasVariable && (
+              <TextInput
+                label="Example of the header's {{1}}"
+                required
+                value={headerExample}
+                onChange={(event) => setHeaderExample(event.currentTarget.value)}
+              />
+            )}
+            {isMedia(header) && (
               <Group>
                 <FileButton
                   onChange={(file) => file && upload.mutate(file)}
-                  accept="image/png,image/jpeg"
+                  accept={MEDIA_HEADERS[header].accept}
                 >
                   {(props) => (
                     <Button {...props} variant="default" loading={upload.isPending}>
-                      Upload header image
+                      Upload header {header}
                     </Button>
                   )}
                 </FileButton>
                 <Text size="sm" role="status">
-                  {handle ? 'Image uploaded' : 'A sample image for the review (JPEG or PNG)'}
+                  {handle
+                    ? `${header[0]!.toUpperCase()}${header.slice(1)} uploaded`
+                    : `A sample ${header} for the review (${MEDIA_HEADERS[header].hint})`}
                 </Text>
               </Group>
             )}
@@ -209,17 +265,14 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
             value={footer}
             onChange={(event) => setFooter(event.currentTarget.value)}
           />
+          <TemplateButtons buttons={buttons} onChange={setButtons} />
           {create.isError && (
             <Alert color="red" role="alert" title="The template was not created">
               {errorText(create.error)}
             </Alert>
           )}
           <Group>
-            <Button
-              type="submit"
-              loading={create.isPending}
-              disabled={header === 'image' && !handle}
-            >
+            <Button type="submit" loading={create.isPending} disabled={isMedia(header) && !handle}>
               Submit for review
             </Button>
           </Group>
@@ -272,6 +325,11 @@ export function TemplatesPage() {
                     <Text size="xs" lineClamp={2} maw={320}>
                       {bodyOf(template)}
                     </Text>
+                    {componentsSummary(template) && (
+                      <Text size="xs" c="dimmed" maw={320}>
+                        {componentsSummary(template)}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>
                     <Badge color={STATUS_COLORS[template.status] ?? 'gray.7'}>

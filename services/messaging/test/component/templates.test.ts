@@ -252,6 +252,56 @@ describe('createTemplate checks the provider rules first', () => {
       },
       'needs a handle from uploadTemplateMedia',
     ],
+    [
+      {
+        ...orderTemplate('x6'),
+        components: [
+          { type: 'BODY', text: 'Hi' },
+          {
+            type: 'BUTTONS',
+            buttons: ['a', 'b', 'c'].map((page) => ({
+              type: 'URL',
+              text: page,
+              url: `https://shop.example/${page}`,
+            })),
+          },
+        ],
+      },
+      'at most 2 URL button(s), 3 given',
+    ],
+    [
+      {
+        ...orderTemplate('x7'),
+        components: [
+          { type: 'BODY', text: 'Hi' },
+          {
+            type: 'BUTTONS',
+            buttons: [
+              { type: 'PHONE_NUMBER', text: 'Call', phone_number: '+393471234567' },
+              { type: 'PHONE_NUMBER', text: 'Call too', phone_number: '+393471234568' },
+            ],
+          },
+        ],
+      },
+      'at most 1 PHONE_NUMBER button(s), 2 given',
+    ],
+    [
+      {
+        ...orderTemplate('x8'),
+        components: [
+          { type: 'BODY', text: 'Hi' },
+          {
+            type: 'BUTTONS',
+            buttons: [
+              { type: 'QUICK_REPLY', text: 'Yes' },
+              { type: 'URL', text: 'Site', url: 'https://shop.example' },
+              { type: 'QUICK_REPLY', text: 'No' },
+            ],
+          },
+        ],
+      },
+      'quick reply buttons must be grouped together',
+    ],
   ])(
     'when the request breaks a rule, then 422 names it and the provider gets nothing (%#)',
     async (body, message) => {

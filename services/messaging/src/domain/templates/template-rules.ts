@@ -37,6 +37,36 @@ function checkPlaceholders(names: string[], format: 'POSITIONAL' | 'NAMED', path
 const stringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '');
 
+/** How many buttons of one kind a template may hold, beyond the ten in all (as the Cloud API documents it). */
+const MAX_BUTTONS_OF_TYPE: Record<string, number> = { URL: 2, PHONE_NUMBER: 1, COPY_CODE: 1 };
+
+/**
+ * The provider's mix rules: at most two URL buttons, one phone number and one copy code; quick
+ * replies kept together, before or after the other buttons, never between them.
+ */
+function checkButtonMix(buttons: readonly { type: string }[], path: string): void {
+  const counts = new Map<string, number>();
+  for (const button of buttons) counts.set(button.type, (counts.get(button.type) ?? 0) + 1);
+  for (const [type, max] of Object.entries(MAX_BUTTONS_OF_TYPE)) {
+    const count = counts.get(type) ?? 0;
+    if (count > max) {
+      throw invalid(`${path}.buttons`, `at most ${max} ${type} button(s), ${count} given`);
+    }
+  }
+  // Runs of quick replies and of other buttons: more than two runs means one kind is split.
+  const runs = buttons.filter(
+    (button, index) =>
+      index === 0 ||
+      (button.type === 'QUICK_REPLY') !== (buttons[index - 1]!.type === 'QUICK_REPLY'),
+  ).length;
+  if (runs > 2) {
+    throw invalid(
+      `${path}.buttons`,
+      'quick reply buttons must be grouped together, before or after the other buttons',
+    );
+  }
+}
+
 /** createTemplate: placeholders in order, an example for each, media headers with a handle. */
 export function checkTemplateCreation(request: CreateTemplateRequest): void {
   const format = request.parameter_format;
@@ -96,6 +126,7 @@ export function checkTemplateCreation(request: CreateTemplateRequest): void {
         return;
       }
       case 'BUTTONS':
+        checkButtonMix(component.buttons, path);
         component.buttons.forEach((button, buttonIndex) => {
           if (button.type !== 'URL') return;
           const names = placeholdersOf(button.url);
