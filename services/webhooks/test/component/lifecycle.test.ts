@@ -101,6 +101,43 @@ describe('pausing, deleting and rotating', () => {
     expect(
       await harness.service.db.collection('deliveries').countDocuments({ webhook_id: webhook.id }),
     ).toBe(0);
+    expect(
+      await harness.service.db
+        .collection('event_payloads')
+        .countDocuments({ webhook_ids: webhook.id }),
+    ).toBe(0);
+  });
+
+  test('when one of two webhooks that received an event is deleted, then the other still shows the payload in its logs and can redeliver it', async () => {
+    const { companyId, endpoint, webhook } = await subscribed();
+    const other = await startReceiver();
+    receivers.push(other);
+    const kept = await createWebhook(harness, companyId, {
+      url: other.url,
+      events: ['message_sent'],
+    });
+    other.trust(kept.secret);
+    const event = brokerEvent('message_sent', companyId);
+    await harness.publish(event);
+    await waitFor(() => endpoint.requests.length === 1 && other.requests.length === 1);
+    await waitFor(async () => (await logsOf(harness, companyId, kept.id)).length === 1);
+
+    const deleted = await harness.api(companyId, `/developer/webhooks/${webhook.id}`, {
+      method: 'DELETE',
+    });
+    expect(deleted.status).toBe(200);
+
+    const [log] = await logsOf(harness, companyId, kept.id);
+    expect(log!.payload).toEqual(JSON.parse(other.requests[0]!.body.toString('utf8')));
+    const redelivered = await harness.api(
+      companyId,
+      `/developer/webhooks/${kept.id}/logs/${String(log!.id)}/redeliver`,
+      { method: 'POST' },
+    );
+    expect(redelivered.status).toBe(202);
+    await waitFor(() => other.requests.length === 2);
+    expect(other.requests[1]!.body.equals(other.requests[0]!.body)).toBe(true);
+    expect(other.requests[1]!.headers['x-webhook-id']).toBe(event.id);
   });
 
   test('when the secret is rotated, then later deliveries are signed with the new one only', async () => {
