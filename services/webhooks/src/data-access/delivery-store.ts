@@ -227,7 +227,8 @@ export function createDeliveryStore(db: Connection) {
       const payloads = new Map<string, string>();
       for (const row of rows) {
         const payload =
-          byEvent.get(eventPayloadId(row.company_id, row.event_id)) ?? byDelivery.get(row.delivery_id);
+          byEvent.get(eventPayloadId(row.company_id, row.event_id)) ??
+          byDelivery.get(row.delivery_id);
         if (payload !== undefined) payloads.set(row._id, payload);
       }
       return payloads;
