@@ -157,7 +157,12 @@ export function createDeliveryStore(db: Connection) {
       })
         .lean<StoredEventPayload>()
         .exec();
-      return shared ?? Deliveries.findById(log.delivery_id).lean<StoredDelivery>().exec();
+      return (
+        shared ??
+        Deliveries.findOne({ _id: log.delivery_id, company_id: log.company_id })
+          .lean<StoredDelivery>()
+          .exec()
+      );
     },
 
     async attemptLogged(deliveryId: string, attempt: number): Promise<boolean> {
@@ -207,8 +212,13 @@ export function createDeliveryStore(db: Connection) {
     async payloadsOf(
       rows: Array<Pick<StoredDeliveryLog, '_id' | 'company_id' | 'event_id' | 'delivery_id'>>,
     ): Promise<Map<string, string>> {
+      // With the organization in the filter, so that a sharded collection asks one shard.
+      const company_id = trusted({ $in: [...new Set(rows.map((row) => row.company_id))] });
       const shared = await EventPayloads.find(
-        { _id: trusted({ $in: rows.map((row) => eventPayloadId(row.company_id, row.event_id)) }) },
+        {
+          _id: trusted({ $in: rows.map((row) => eventPayloadId(row.company_id, row.event_id)) }),
+          company_id,
+        },
         { payload: 1, company_id: 1 },
       )
         .lean<Array<Pick<StoredEventPayload, '_id' | 'payload' | 'company_id'>>>()
@@ -217,7 +227,7 @@ export function createDeliveryStore(db: Connection) {
       const rest = rows.filter((row) => !byEvent.has(eventPayloadId(row.company_id, row.event_id)));
       const own = rest.length
         ? await Deliveries.find(
-            { _id: trusted({ $in: [...new Set(rest.map((row) => row.delivery_id))] }) },
+            { _id: trusted({ $in: [...new Set(rest.map((row) => row.delivery_id))] }), company_id },
             { payload: 1 },
           )
             .lean<Array<Pick<StoredDelivery, '_id' | 'payload'>>>()
