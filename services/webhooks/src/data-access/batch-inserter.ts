@@ -1,4 +1,4 @@
-import type { Model } from 'mongoose';
+import type { Model, mongo } from 'mongoose';
 
 export type InsertOutcome = 'inserted' | 'duplicate';
 
@@ -11,6 +11,15 @@ interface Pending<T> {
 /** The `insert` command's answer (or the error thrown with it): which documents were refused. */
 interface InsertAnswer {
   writeErrors?: Array<{ index: number; code?: number; errmsg?: string }>;
+  writeConcernError?: { errmsg?: string };
+}
+
+/** The `writeConcern` field of a command, from the driver's settings of the connection. */
+function writeConcernOf(concern: mongo.WriteConcern | undefined): { writeConcern?: object } {
+  if (!concern) return {};
+  const fields = { w: concern.w, wtimeout: concern.wtimeoutMS, j: concern.journal };
+  const set = Object.entries(fields).filter(([, value]) => value !== undefined && value !== null);
+  return set.length > 0 ? { writeConcern: Object.fromEntries(set) } : {};
 }
 
 /**
@@ -60,11 +69,20 @@ export class BatchInserter<T> {
       // insertMany: the rows are plain and already valid, and the bulk-write machinery (sizing
       // every document, then serializing it again, a result object per batch) cost as much CPU
       // as the write itself. Unordered: one duplicate does not stop the rest.
-      const answer = (await this.model.db.db!.command({
+      const db = this.model.db.db!;
+      const answer = (await db.command({
         insert: this.model.collection.collectionName,
         documents: batch.map((entry) => entry.doc),
         ordered: false,
+        // A command is sent as written: the connection's write concern (w=majority in
+        // production) is added here, as the driver's own insert would.
+        ...writeConcernOf(db.writeConcern),
       })) as InsertAnswer;
+      if (answer.writeConcernError) {
+        throw new Error(
+          `insert not acknowledged: ${answer.writeConcernError.errmsg ?? 'write concern'}`,
+        );
+      }
       failures = writeFailures(answer);
     } catch (error) {
       failures = writeFailures(error as InsertAnswer);
