@@ -17,6 +17,7 @@ export const SHARD_KEYS: readonly ShardKeyEntry[] = [
   { service: 'messaging', collection: 'wamid_keys', key: { _id: 1 } },
   { service: 'contacts', collection: 'contacts', key: { company_id: 1, phone: 1 } },
   { service: 'webhooks', collection: 'deliveries', key: { company_id: 1, _id: 1 } },
+  { service: 'webhooks', collection: 'event_payloads', key: { company_id: 1, _id: 1 } },
   { service: 'webhooks', collection: 'delivery_logs', key: { company_id: 1, _id: 1 } },
   { service: 'inbound', collection: 'inbound_events', key: { company_id: 1, body_sha256: 1 } },
 ];

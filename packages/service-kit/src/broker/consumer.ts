@@ -5,6 +5,7 @@ import {
   delayQueueArguments,
   parkingQueueArguments,
 } from '@switchboard/contracts';
+import { CoalescedAcks } from './coalesced-acks';
 import { decideOutcome, type Outcome } from './decide-outcome';
 import {
   ATTEMPTS_HEADER,
@@ -49,6 +50,7 @@ export class Consumer<T> implements Subscription {
   readonly retryQueue: string;
   readonly deadQueue: string;
   private channel: Channel | undefined;
+  private acks: CoalescedAcks | undefined;
   private consumerTag: string | undefined;
   private cancelled = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -87,6 +89,10 @@ export class Consumer<T> implements Subscription {
     );
     channel.on('close', () => this.onChannelClosed(channel));
     this.channel = channel;
+    const acks = new CoalescedAcks(channel, (error) =>
+      this.deps.logger.warn({ err: error, queue: this.queue }, 'ack failed; redelivery follows'),
+    );
+    this.acks = acks;
     this.consumerTag = undefined;
     try {
       // The same arguments as the shared topology's, or RabbitMQ refuses the declaration.
@@ -100,7 +106,7 @@ export class Consumer<T> implements Subscription {
       });
       await channel.prefetch(this.options.prefetch);
       const { consumerTag } = await channel.consume(this.queue, (message) =>
-        this.receive(channel, message),
+        this.receive(channel, acks, message),
       );
       this.consumerTag = consumerTag;
       if (this.cancelled) await channel.cancel(consumerTag);
@@ -130,6 +136,7 @@ export class Consumer<T> implements Subscription {
   async close(): Promise<void> {
     const channel = this.channel;
     this.channel = undefined;
+    this.acks?.flush();
     await channel?.close().catch(() => undefined);
   }
 
@@ -142,14 +149,15 @@ export class Consumer<T> implements Subscription {
     if (wasConsuming && !this.cancelled) setImmediate(() => this.deps.onChannelLost(this));
   }
 
-  private receive(channel: Channel, message: ConsumeMessage | null): void {
+  private receive(channel: Channel, acks: CoalescedAcks, message: ConsumeMessage | null): void {
     if (message === null) {
       // The broker cancelled us (e.g. the queue was deleted): close, and resubscribe after a pause.
       this.deps.logger.warn({ queue: this.queue }, 'consumer cancelled by the broker');
       void channel.close().catch(() => undefined);
       return;
     }
-    const work: Promise<void> = this.settle(channel, message)
+    acks.received(message);
+    const work: Promise<void> = this.settle(channel, acks, message)
       .catch((error: unknown) => {
         this.deps.logger.error({ err: error, queue: this.queue }, 'message left unsettled');
       })
@@ -161,7 +169,7 @@ export class Consumer<T> implements Subscription {
    * Handles one delivery in a consumer span that continues the trace its publisher put in the
    * headers (a retried copy keeps them, so every attempt joins the same trace).
    */
-  private settle(channel: Channel, message: ConsumeMessage): Promise<void> {
+  private settle(channel: Channel, acks: CoalescedAcks, message: ConsumeMessage): Promise<void> {
     const attributes: Record<string, string | number> = {
       'messaging.system': 'rabbitmq',
       'messaging.operation.type': 'process',
@@ -178,11 +186,16 @@ export class Consumer<T> implements Subscription {
         parent: contextFromHeaders(message.properties.headers ?? {}),
         attributes,
       },
-      (span) => this.settleIn(span, channel, message),
+      (span) => this.settleIn(span, channel, acks, message),
     );
   }
 
-  private async settleIn(span: Span, channel: Channel, message: ConsumeMessage): Promise<void> {
+  private async settleIn(
+    span: Span,
+    channel: Channel,
+    acks: CoalescedAcks,
+    message: ConsumeMessage,
+  ): Promise<void> {
     const attempt = attemptsMade(message) + 1;
     const postponed = postponementsMade(message);
     const messageId: unknown = message.properties.messageId;
@@ -209,7 +222,9 @@ export class Consumer<T> implements Subscription {
               }),
           })
         : { action: 'park', reason: 'missing messageId' };
-    const log = this.deps.logger.child({ queue: this.queue, messageId: report.messageId, attempt });
+    // Made only for a message that is not simply acked: a child logger per message costs.
+    const log = () =>
+      this.deps.logger.child({ queue: this.queue, messageId: report.messageId, attempt });
     span.setAttribute('messaging.rabbitmq.attempt', attempt);
     if (outcome.action !== 'ack') {
       span.setStatus({
@@ -219,27 +234,27 @@ export class Consumer<T> implements Subscription {
     }
 
     if (outcome.action === 'ack') {
-      if (this.ack(channel, message, log)) this.deps.report('message:acked', report);
+      if (this.ack(channel, acks, message)) this.deps.report('message:acked', report);
       return;
     }
     if (outcome.action === 'retry') {
-      log.warn({ err: outcome.error, reason: outcome.reason }, 'message failed; retrying');
+      log().warn({ err: outcome.error, reason: outcome.reason }, 'message failed; retrying');
       const headers = outcome.postpone
         ? { [ATTEMPTS_HEADER]: attempt - 1, [POSTPONED_HEADER]: postponed + 1 }
         : { [ATTEMPTS_HEADER]: attempt };
-      if (await this.forward(channel, message, this.retryQueue, headers, log)) {
+      if (await this.forward(channel, acks, message, this.retryQueue, headers, log())) {
         this.deps.report('message:retried', { ...report, reason: outcome.reason });
       }
       return;
     }
-    log.error({ err: outcome.error, reason: outcome.reason }, 'parking message');
+    log().error({ err: outcome.error, reason: outcome.reason }, 'parking message');
     const headers = {
       'x-dead-reason': outcome.reason,
       'x-dead-queue': this.queue,
       [ATTEMPTS_HEADER]: attempt,
       'x-dead-at': new Date().toISOString(),
     };
-    if (await this.forward(channel, message, this.deadQueue, headers, log)) {
+    if (await this.forward(channel, acks, message, this.deadQueue, headers, log())) {
       this.deps.report('message:parked', { ...report, reason: outcome.reason });
     }
   }
@@ -247,6 +262,7 @@ export class Consumer<T> implements Subscription {
   /** Copies the message to `queue`, then acks it; on any failure leaves it unacked, never dropped. */
   private async forward(
     channel: Channel,
+    acks: CoalescedAcks,
     message: ConsumeMessage,
     queue: string,
     headers: Record<string, unknown>,
@@ -262,16 +278,13 @@ export class Consumer<T> implements Subscription {
       log.error({ err: error, to: queue }, 'could not forward the message; left unacked');
       return false;
     }
-    return this.ack(channel, message, log);
+    return this.ack(channel, acks, message);
   }
 
-  private ack(channel: Channel, message: ConsumeMessage, log: Logger): boolean {
-    try {
-      channel.ack(message);
-      return true;
-    } catch (error) {
-      log.warn({ err: error }, 'ack failed; the message will be redelivered');
-      return false;
-    }
+  /** Asks for the ack (sent with the others of this turn); false when the channel is gone. */
+  private ack(channel: Channel, acks: CoalescedAcks, message: ConsumeMessage): boolean {
+    if (this.channel !== channel) return false;
+    acks.ack(message);
+    return true;
   }
 }

@@ -446,6 +446,34 @@ describe('Broker connection', () => {
     expect(handled).toEqual(['during', 'after']);
   }, 30_000);
 
+  test('when messages finish out of order, then each is acked once: one still running does not hold the acks (and the prefetch window) of those after it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const handled: string[] = [];
+    const { broker, exchange, queue } = await startConsuming(async (body) => {
+      if (body.orderId === 'o-0') await held;
+      handled.push(body.orderId);
+    });
+    const ids = Array.from({ length: 20 }, () => randomUUID());
+    const acked = ids.map((messageId) => nextOutcome(broker, 'message:acked', messageId));
+    for (const [index, messageId] of ids.entries()) {
+      await broker.publish(
+        exchange,
+        'test.created',
+        { orderId: `o-${index}`, quantity: 1 },
+        { messageId },
+      );
+    }
+    // With a prefetch of 5, the other 19 only get through if their acks went out around o-0.
+    await Promise.all(acked.slice(1));
+    expect(handled).toHaveLength(19);
+    release();
+    await acked[0];
+    await broker.stop();
+    expect(await readyCount(queue)).toBe(0);
+    expect(handled).toHaveLength(20);
+  });
+
   test('when stopped during a handler, then stop waits for it, the message is acked and nothing reconnects', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -9,7 +9,29 @@ import {
 
 export type DeliveryKind = 'event' | 'test' | 'redelivery';
 
-/** What to send, written once when the delivery is made and never changed. */
+/**
+ * What an event sends to every webhook of its organization that subscribes to it, stored once
+ * for all of them (not once per webhook: the payload is most of a delivery's bytes) and never
+ * changed. Its `_id` is `<organization>:<event id>`.
+ */
+export interface StoredEventPayload {
+  _id: string;
+  company_id: number;
+  event_id: string;
+  event: EventName;
+  /** The envelope, serialized once: every attempt to every webhook sends exactly these bytes. */
+  payload: string;
+  /** The webhooks it was made for; a deleted webhook leaves, and the last one takes it along. */
+  webhook_ids: number[];
+  created_at: Date;
+}
+
+export const eventPayloadId = (companyId: number, eventId: string) => `${companyId}:${eventId}`;
+
+/**
+ * A delivery of its own: a test delivery or a redelivery (and, in data written before event
+ * payloads were shared, every delivery). Written once when the delivery is made, never changed.
+ */
 export interface StoredDelivery {
   _id: string;
   webhook_id: number;
@@ -63,6 +85,21 @@ const deliverySchema = new Schema<StoredDelivery>(
   { collection: 'deliveries', versionKey: false, _id: false },
 );
 
+const eventPayloadSchema = new Schema<StoredEventPayload>(
+  {
+    _id: { type: String, required: true },
+    company_id: { type: Number, required: true },
+    event_id: { type: String, required: true },
+    event: { type: String, enum: EVENT_NAMES, required: true },
+    payload: { type: String, required: true },
+    webhook_ids: { type: [Number], required: true },
+    created_at: { type: Date, required: true, index: true },
+  },
+  { collection: 'event_payloads', versionKey: false, _id: false },
+);
+// A deleted webhook's share of the payloads is found by its id.
+eventPayloadSchema.index({ webhook_ids: 1 });
+
 const logSchema = new Schema<StoredDeliveryLog>(
   {
     _id: { type: String, required: true },
@@ -90,27 +127,42 @@ logSchema.index({ webhook_id: 1, created_at: -1 });
  */
 export function createDeliveryStore(db: Connection) {
   const Deliveries = db.model<StoredDelivery>('Delivery', deliverySchema);
+  const EventPayloads = db.model<StoredEventPayload>('EventPayload', eventPayloadSchema);
   const Logs = db.model<StoredDeliveryLog>('DeliveryLog', logSchema);
-  // A delivery is written before its first attempt, so its batch waits 2 ms at most; a log row
-  // only holds back the event's acknowledgement, so its batch waits longer and gathers more rows
-  // when events come steadily rather than in bursts.
-  const deliveryInserts = new BatchInserter(Deliveries, { windowMs: 2 });
+  // An event's payload is written before its first attempts, so its batch waits 2 ms at most; a
+  // log row only holds back the event's acknowledgement, so its batch waits longer and gathers
+  // more rows when events come steadily rather than in bursts.
+  const payloadInserts = new BatchInserter(EventPayloads, { windowMs: 2 });
   const logInserts = new BatchInserter(Logs, { windowMs: 10 });
 
   return {
-    init: () => Promise.all([Deliveries.init(), Logs.init()]),
+    init: () => Promise.all([Deliveries.init(), EventPayloads.init(), Logs.init()]),
 
-    /** Inserts what is new; a delivery that exists already (a repeated event) is left as is. */
-    insertMany(deliveries: StoredDelivery[]): Promise<InsertOutcome[]> {
-      return Promise.all(deliveries.map((delivery) => deliveryInserts.insert(delivery)));
+    /** Stores an event's payload; one stored already (the event arrived before) is left as is. */
+    insertEventPayload(payload: StoredEventPayload): Promise<InsertOutcome> {
+      return payloadInserts.insert(payload);
     },
 
     async insert(delivery: StoredDelivery): Promise<void> {
       await Deliveries.create(delivery);
     },
 
-    find(id: string): Promise<StoredDelivery | null> {
-      return Deliveries.findById(id).lean<StoredDelivery>().exec();
+    /** What a logged attempt sent: its event's payload, or its own delivery's. */
+    async findSent(
+      log: Pick<StoredDeliveryLog, 'company_id' | 'event_id' | 'delivery_id'>,
+    ): Promise<Pick<StoredDelivery, 'event_id' | 'event' | 'payload'> | null> {
+      const shared = await EventPayloads.findOne({
+        _id: eventPayloadId(log.company_id, log.event_id),
+        company_id: log.company_id,
+      })
+        .lean<StoredEventPayload>()
+        .exec();
+      return (
+        shared ??
+        Deliveries.findOne({ _id: log.delivery_id, company_id: log.company_id })
+          .lean<StoredDelivery>()
+          .exec()
+      );
     },
 
     async attemptLogged(deliveryId: string, attempt: number): Promise<boolean> {
@@ -129,7 +181,7 @@ export function createDeliveryStore(db: Connection) {
 
     /** Lets the inserts under way finish (on shutdown). */
     async drain(): Promise<void> {
-      await Promise.all([deliveryInserts.drain(), logInserts.drain()]);
+      await Promise.all([payloadInserts.drain(), logInserts.drain()]);
     },
 
     async listLogs(
@@ -153,25 +205,66 @@ export function createDeliveryStore(db: Connection) {
       return Logs.findOne({ _id: id, webhook_id }).lean<StoredDeliveryLog>().exec();
     },
 
-    async payloads(ids: string[]): Promise<Map<string, string>> {
-      const found = await Promise.all(ids.map((id) => Deliveries.findById(id, { payload: 1 })));
-      return new Map(
-        found.flatMap((delivery) => (delivery ? [[delivery._id, delivery.payload] as const] : [])),
-      );
+    /**
+     * The payload each logged attempt sent, by log row `_id`: its event's, else its own
+     * delivery's (test deliveries, and data written before event payloads were shared).
+     */
+    async payloadsOf(
+      rows: Array<Pick<StoredDeliveryLog, '_id' | 'company_id' | 'event_id' | 'delivery_id'>>,
+    ): Promise<Map<string, string>> {
+      // With the organization in the filter, so that a sharded collection asks one shard.
+      const company_id = trusted({ $in: [...new Set(rows.map((row) => row.company_id))] });
+      const shared = await EventPayloads.find(
+        {
+          _id: trusted({ $in: rows.map((row) => eventPayloadId(row.company_id, row.event_id)) }),
+          company_id,
+        },
+        { payload: 1, company_id: 1 },
+      )
+        .lean<Array<Pick<StoredEventPayload, '_id' | 'payload' | 'company_id'>>>()
+        .exec();
+      const byEvent = new Map(shared.map((found) => [found._id, found.payload]));
+      const rest = rows.filter((row) => !byEvent.has(eventPayloadId(row.company_id, row.event_id)));
+      const own = rest.length
+        ? await Deliveries.find(
+            { _id: trusted({ $in: [...new Set(rest.map((row) => row.delivery_id))] }), company_id },
+            { payload: 1 },
+          )
+            .lean<Array<Pick<StoredDelivery, '_id' | 'payload'>>>()
+            .exec()
+        : [];
+      const byDelivery = new Map(own.map((found) => [found._id, found.payload]));
+      const payloads = new Map<string, string>();
+      for (const row of rows) {
+        const payload =
+          byEvent.get(eventPayloadId(row.company_id, row.event_id)) ??
+          byDelivery.get(row.delivery_id);
+        if (payload !== undefined) payloads.set(row._id, payload);
+      }
+      return payloads;
     },
 
+    /**
+     * Everything kept for a deleted webhook: its deliveries and logs, and its share of event
+     * payloads (a payload goes once no webhook it was made for is left).
+     */
     async deleteForWebhook(webhook_id: number): Promise<void> {
       await Deliveries.deleteMany({ webhook_id });
+      await EventPayloads.deleteMany({ webhook_ids: [webhook_id] });
+      await EventPayloads.updateMany(
+        { webhook_ids: webhook_id },
+        { $pull: { webhook_ids: webhook_id } },
+      );
       await Logs.deleteMany({ webhook_id });
     },
 
     /** Retention: logs older than `logsBefore`; deliveries (the payloads) older than `deliveriesBefore`. */
     async deleteOld(logsBefore: Date, deliveriesBefore: Date): Promise<number> {
       const logs = await Logs.deleteMany({ created_at: trusted({ $lt: logsBefore }) });
-      const deliveries = await Deliveries.deleteMany({
-        created_at: trusted({ $lt: deliveriesBefore }),
-      });
-      return logs.deletedCount + deliveries.deletedCount;
+      const old = { created_at: trusted({ $lt: deliveriesBefore }) };
+      const deliveries = await Deliveries.deleteMany(old);
+      const payloads = await EventPayloads.deleteMany(old);
+      return logs.deletedCount + deliveries.deletedCount + payloads.deletedCount;
     },
   };
 }

@@ -140,10 +140,10 @@ export async function listDeliveryLogs(
 ): Promise<LogPage> {
   await getWebhook(deps, companyId, id);
   const { rows, total } = await deps.deliveries.listLogs(id, query);
-  // The payload is stored once, with its delivery, not again in every attempt's row.
-  const payloads = await deps.deliveries.payloads([...new Set(rows.map((row) => row.delivery_id))]);
+  // The payload is stored once, with its event (or its own delivery), not in every attempt's row.
+  const payloads = await deps.deliveries.payloadsOf(rows);
   return {
-    rows: rows.map((row) => ({ ...row, payload: payloads.get(row.delivery_id) ?? null })),
+    rows: rows.map((row) => ({ ...row, payload: payloads.get(row._id) ?? null })),
     total,
   };
 }

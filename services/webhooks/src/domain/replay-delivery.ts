@@ -4,11 +4,25 @@ import { AppError } from '@switchboard/service-kit';
 import type { StoredDelivery, StoredDeliveryLog } from '../data-access/delivery-store';
 import type { StoredWebhook } from '../data-access/webhook-store';
 import { deliveryMessage, sendAttempt, settleAttempt, type DeliveryDeps } from './attempt-delivery';
-import { newDelivery } from './fan-out-event';
 import { getWebhook } from './manage-webhooks';
 import { sampleEnvelope } from './sample-events';
 
 const clock = (deps: DeliveryDeps) => (deps.now ?? (() => new Date()))();
+
+/** A delivery of its own (a test, a redelivery), stored with its payload. */
+function newDelivery(
+  fields: Pick<StoredDelivery, '_id' | 'event_id' | 'event' | 'payload' | 'kind'>,
+  webhook: StoredWebhook,
+  now: Date,
+): StoredDelivery {
+  return {
+    ...fields,
+    webhook_id: webhook._id,
+    company_id: webhook.company_id,
+    generation: webhook.generation,
+    created_at: now,
+  };
+}
 
 function assertActive(webhook: StoredWebhook): void {
   if (!webhook.active) {
@@ -66,7 +80,7 @@ export async function redeliver(
   const log = await deps.deliveries.findLog(webhook._id, logId);
   if (!log) throw new AppError('not_found', `Delivery log ${logId} not found`);
   assertActive(webhook);
-  const original = await deps.deliveries.find(log.delivery_id);
+  const original = await deps.deliveries.findSent(log);
   if (!original) throw new AppError('not_found', `Delivery ${log.delivery_id} is no longer kept`);
   const delivery = newDelivery(
     {

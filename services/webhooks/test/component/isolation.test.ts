@@ -25,18 +25,20 @@ describe('one bad endpoint does not delay the others', () => {
   let harness: Harness;
   beforeAll(async () => {
     // Small prefetch windows (events carry their first attempts, retries come as deliveries),
-    // so that a hanging endpoint could fill them if nothing stopped it.
+    // so that a hanging endpoint could fill them if nothing stopped it. The timeout is far
+    // longer than the test waits: a healthy delivery that had to wait for a hanging attempt to
+    // time out would never arrive in time.
     harness = await startHarness('wh_isolation', {
       WEBHOOK_EVENT_PREFETCH: '20',
       WEBHOOK_DELIVERY_PREFETCH: '20',
       WEBHOOK_ENDPOINT_CONCURRENCY: '4',
-      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_TIMEOUT_MS: '40000',
       WEBHOOK_RETRY_DELAYS: '0.5,1,1',
     });
   });
   afterAll(() => harness?.stop());
 
-  test('when one endpoint hangs until the timeout and another refuses connections, then a healthy one still gets every delivery within a second', async () => {
+  test('when one endpoint hangs and another refuses connections, then a healthy one gets every delivery while the hanging requests are still open, and the hanging one never holds more than its limit', async () => {
     const companyId = newCompanyId();
     const hanging = await receiver(() => ({ hang: true }));
     const healthy = await receiver();
@@ -52,24 +54,18 @@ describe('one bad endpoint does not delay the others', () => {
       events: ['message_sent'],
     });
 
-    const publishedAt = new Map<string, number>();
     for (let i = 0; i < 40; i++) {
-      const event = brokerEvent('message_sent', companyId);
-      publishedAt.set(event.id, Date.now());
-      await harness.publish(event);
+      await harness.publish(brokerEvent('message_sent', companyId));
       await sleep(40);
     }
 
-    await waitFor(() => healthy.requests.length === 40, 10_000, 'all healthy deliveries');
-    const lateness = healthy.requests.map(
-      (request) => request.at - publishedAt.get(request.headers['x-webhook-id'] as string)!,
-    );
-    expect(lateness.filter((ms) => ms >= 1_000)).toEqual([]);
-    // The hanging endpoint never had more requests open than its concurrency limit.
-    const openAtOnce = hanging.requests.filter(
-      (request) => request.at < hanging.requests[0]!.at + 2_900,
-    );
-    expect(openAtOnce.length).toBeLessThanOrEqual(4);
+    await waitFor(() => healthy.requests.length === 40, 30_000, 'all healthy deliveries');
+    // Nothing sent to the hanging endpoint has been answered or timed out yet, so every request
+    // it got is still open: never more than its concurrency limit.
+    expect(hanging.requests.length).toBeGreaterThan(0);
+    expect(hanging.requests.length).toBeLessThanOrEqual(4);
+    // Let the hanging attempts end (as connection failures) so the service stops promptly.
+    await hanging.close();
   });
 });
 
@@ -104,17 +100,16 @@ describe('per-endpoint breaker', () => {
     const later = Array.from({ length: 4 }, () => brokerEvent('message_sent', companyId));
     for (const event of later) await harness.publish(event);
 
-    // While open (2 s), nothing is attempted: longer than the whole 0.3 + 0.6 s schedule.
-    await sleep(1_200);
-    expect(endpoint.requests).toHaveLength(2);
-
-    // The two retries and the four later events: eight requests in all.
+    // The two retries and the four later events: eight requests in all, none while the breaker
+    // was open (2 s, longer than the whole 0.3 + 0.6 s schedule).
     await waitFor(
       () => endpoint.requests.length >= 8,
-      10_000,
+      15_000,
       'deliveries after the breaker closes',
     );
-    expect(Date.now() - opened).toBeGreaterThanOrEqual(1_900);
+    for (const request of endpoint.requests.slice(2)) {
+      expect(request.at - opened).toBeGreaterThanOrEqual(1_900);
+    }
     const logs = await waitFor(async () => {
       const rows = await logsOf(harness, companyId, webhook.id);
       return rows.length === 8 && rows;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TestWebhookResponseSchema, WebhookEnvelopeSchema } from '@switchboard/contracts';
 import {
@@ -101,6 +102,44 @@ describe('pausing, deleting and rotating', () => {
     expect(
       await harness.service.db.collection('deliveries').countDocuments({ webhook_id: webhook.id }),
     ).toBe(0);
+    // Its organization's only webhook: the payloads made for it alone went with it.
+    expect(
+      await harness.service.db
+        .collection('event_payloads')
+        .countDocuments({ company_id: companyId }),
+    ).toBe(0);
+  });
+
+  test('when one of two webhooks that received an event is deleted, then the other still shows the payload in its logs and can redeliver it', async () => {
+    const { companyId, endpoint, webhook } = await subscribed();
+    const other = await startReceiver();
+    receivers.push(other);
+    const kept = await createWebhook(harness, companyId, {
+      url: other.url,
+      events: ['message_sent'],
+    });
+    other.trust(kept.secret);
+    const event = brokerEvent('message_sent', companyId);
+    await harness.publish(event);
+    await waitFor(() => endpoint.requests.length === 1 && other.requests.length === 1);
+    await waitFor(async () => (await logsOf(harness, companyId, kept.id)).length === 1);
+
+    const deleted = await harness.api(companyId, `/developer/webhooks/${webhook.id}`, {
+      method: 'DELETE',
+    });
+    expect(deleted.status).toBe(200);
+
+    const [log] = await logsOf(harness, companyId, kept.id);
+    expect(log!.payload).toEqual(JSON.parse(other.requests[0]!.body.toString('utf8')));
+    const redelivered = await harness.api(
+      companyId,
+      `/developer/webhooks/${kept.id}/logs/${String(log!.id)}/redeliver`,
+      { method: 'POST' },
+    );
+    expect(redelivered.status).toBe(202);
+    await waitFor(() => other.requests.length === 2);
+    expect(other.requests[1]!.body.equals(other.requests[0]!.body)).toBe(true);
+    expect(other.requests[1]!.headers['x-webhook-id']).toBe(event.id);
   });
 
   test('when the secret is rotated, then later deliveries are signed with the new one only', async () => {
@@ -212,6 +251,53 @@ describe('test events and redelivery', () => {
     });
     expect(logs[0]).toMatchObject({ state: 'succeeded', attempt: '1 / 3', event_id: event.id });
     expect(logs[0]!.delivery_id).not.toBe(failed!.delivery_id);
+  });
+
+  test('when a delivery was stored on its own before payloads were shared per event, then its log still shows the payload and it can be redelivered', async () => {
+    const { companyId, endpoint, webhook } = await subscribed();
+    const eventId = randomUUID();
+    const payload = JSON.stringify({ event: 'message_sent', timestamp: new Date().toISOString() });
+    const deliveryId = `${eventId}.${webhook.id}`;
+    const now = new Date();
+    await harness.service.db.collection('deliveries').insertOne({
+      _id: deliveryId as never,
+      webhook_id: webhook.id,
+      company_id: companyId,
+      event_id: eventId,
+      event: 'message_sent',
+      payload,
+      kind: 'event',
+      generation: 0,
+      created_at: now,
+    });
+    await harness.service.db.collection('delivery_logs').insertOne({
+      _id: `${deliveryId}:1` as never,
+      webhook_id: webhook.id,
+      company_id: companyId,
+      delivery_id: deliveryId,
+      event_id: eventId,
+      event: 'message_sent',
+      attempt: 1,
+      max_attempts: 3,
+      state: 'succeeded',
+      response_status: 200,
+      response_body: 'ok',
+      error: null,
+      duration_ms: 5,
+      created_at: now,
+    });
+
+    const [log] = await logsOf(harness, companyId, webhook.id);
+    expect(log!.payload).toEqual(JSON.parse(payload));
+    const redelivered = await harness.api(
+      companyId,
+      `/developer/webhooks/${webhook.id}/logs/${String(log!.id)}/redeliver`,
+      { method: 'POST' },
+    );
+    expect(redelivered.status).toBe(202);
+    await waitFor(() => endpoint.requests.length === 1);
+    expect(endpoint.requests[0]!.body.toString('utf8')).toBe(payload);
+    expect(endpoint.requests[0]!.headers['x-webhook-id']).toBe(eventId);
   });
 
   test('when the webhook is paused, then tests and redeliveries are refused with 409', async () => {
