@@ -113,7 +113,8 @@ describe('docdb write ordering', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await client?.db(dbName).dropDatabase();
+    // Bounded: a docdb that stopped answering must still be stopped.
+    await within(10_000, 'dropDatabase', client?.db(dbName).dropDatabase()).catch(() => {});
     await client?.close(true);
     await run('bash', [INFRA, 'down'], { env }).catch(() => {});
   }, 60_000);
