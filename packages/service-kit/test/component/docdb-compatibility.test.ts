@@ -173,7 +173,9 @@ describe('document database compatibility (mongoose)', () => {
       ),
     );
     await Promise.all([...byId, ...returned, ...acrossAll, ...inBulk]);
-    const tallies = await Quotas.find({ _id: { $in: ids } }).sort({ _id: 1 }).lean();
+    const tallies = await Quotas.find({ _id: { $in: ids } })
+      .sort({ _id: 1 })
+      .lean();
     expect(tallies.map((tally) => tally.used)).toEqual(ids.map(() => 3346));
   });
 
