@@ -6,10 +6,13 @@
 #     (PostgreSQL is Debian's postgresql package, installed with apt when missing).
 # Usage: scripts/infra.sh up|down|status
 #        scripts/infra.sh cluster up|down|status|stop-node N|start-node N
+#        scripts/infra.sh psql [PSQL ARGS]
 #   cluster: a three-node RabbitMQ cluster of its own beside the single node (never touched):
 #   nodes sb_cluster_{1,2,3}@localhost, AMQP on 127.0.0.1:CLUSTER_AMQP_BASE+{1,2,3} (5701..5703),
 #   distribution ports 20000 above, the machine's epmd. `down` stops them and deletes their
 #   data (a fresh cluster each `up`). stop-node/start-node stop and start one node (failover).
+#   psql: psql on the PostgreSQL database of the docdb on DOCDB_PORT (postgresql backend), to see
+#   how FerretDB stores the data, or to hold a row locked (a test holds one document's writes so).
 #   MONGODB_URL set -> the document database is external: not built, started or stopped here.
 #   AMQP_URL set    -> RabbitMQ is external: not installed, started or stopped here.
 #   DOCDB_PORT (27017) and AMQP_PORT (5672) choose the local ports; RabbitMQ's management HTTP API
@@ -692,8 +695,17 @@ docdb_status() {
 
 # ---------------------------------------------------------------- main
 
-usage() { die "usage: scripts/infra.sh up|down|status | cluster up|down|status|stop-node N|start-node N"; }
+usage() { die "usage: scripts/infra.sh up|down|status | cluster up|down|status|stop-node N|start-node N | psql [ARGS]"; }
 [ $# -ge 1 ] || usage
+
+# Before the lock: a psql session may last, and it starts or stops nothing.
+if [ "$1" = psql ]; then
+  shift
+  PG_BIN=$(pg_bindir)
+  { [ -n "$PG_BIN" ] && pg_running; } || die "postgresql is not running (scripts/infra.sh up with DOCDB_BACKEND=postgresql)"
+  as_pg "$PG_BIN/psql" -X -q -h "$PG_SOCK_DIR" -p "$PG_PORT" -U postgres -d "$PG_DB" "$@"
+  exit
+fi
 [ "$1" = cluster ] || [ $# -eq 1 ] || usage
 
 mkdir -p "$DATA" "$LOGS"

@@ -9,7 +9,9 @@
 // breaks the single-document atomicity that MongoDB guarantees and our counters and quotas rely
 // on (docs/architecture.md §11). So docdb does not expose FerretDB directly: FerretDB listens on
 // a private Unix socket and docdb proxies the wire protocol to it from the TCP address, letting
-// write commands into one collection through one at a time. Reads are not held back.
+// writes that may touch one document through one at a time: writes naming their documents by
+// `_id` are ordered per document, any other write runs alone within its collection
+// (writeorder.go). Reads are not held back.
 //
 // The proxy also keeps the open cursors within bounds, because on PostgreSQL each holds one of
 // FerretDB's few database connections until it is exhausted (see cursors.go).
@@ -28,7 +30,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -50,6 +51,8 @@ func main() {
 		"open cursors kept at most, the least recently used killed beyond (0: two thirds of FerretDB's PostgreSQL pool)")
 	cursorIdle := flag.Duration("cursor-idle-timeout", 10*time.Minute,
 		"an open cursor unused for this long is killed, as MongoDB does (0: never)")
+	maxWrites := flag.Int("max-writes", 0,
+		"write commands run upstream at once at most (0: what FerretDB's PostgreSQL pool leaves beside the cursors)")
 	flag.Parse()
 
 	var level slog.Level
@@ -86,6 +89,11 @@ func main() {
 		// A third of the pool stays free for the commands themselves, which wait for a pool
 		// connection without a time limit.
 		*maxCursors = max(1, poolSize(cfg.PostgreSQLURL)*2/3)
+	}
+	if *maxWrites <= 0 {
+		// An update holds one pool connection while it waits for a second: with the cursors'
+		// share taken, one connection must stay free for the first write in line to finish.
+		*maxWrites = max(1, poolSize(cfg.PostgreSQLURL)-*maxCursors-1)
 	}
 
 	// First, so that a taken port fails before anything else is set up.
@@ -131,6 +139,7 @@ func main() {
 	logger.Info("docdb listening", "address", *listen, "backend", *backend, "data", where)
 	p := &proxy{
 		ctx: ctx, upstream: sock, logger: logger,
+		writes:  newWriteLocks(*maxWrites),
 		cursors: newCursorBook(sock, *maxCursors, *cursorIdle, logger),
 	}
 	for {
@@ -168,44 +177,12 @@ const (
 	flagMoreToCome = 1 << 1
 )
 
-// Commands that change data or metadata. Those naming a collection run alone within it; the
-// others (dropDatabase, renameCollection) run alone within their database.
-var writeCommands = map[string]bool{
-	"insert": true, "update": true, "delete": true, "findandmodify": true,
-	"create": true, "createindexes": true, "dropindexes": true, "drop": true,
-	"collmod": true, "compact": true,
-	"dropdatabase": true, "renamecollection": true,
-}
-
 type proxy struct {
 	ctx      context.Context // done: every proxied connection is closed
 	upstream string
 	logger   *slog.Logger
-	dbs      sync.Map // database name -> *dbLocks
+	writes   *writeLocks
 	cursors  *cursorBook
-}
-
-type dbLocks struct {
-	whole       sync.RWMutex // held shared by collection writes, exclusively by database-wide ones
-	collections sync.Map     // collection name -> *sync.Mutex
-}
-
-// lock takes the write lock for a collection, or for the whole database when coll is empty.
-func (p *proxy) lock(db, coll string) (unlock func()) {
-	v, _ := p.dbs.LoadOrStore(db, &dbLocks{})
-	d := v.(*dbLocks)
-	if coll == "" {
-		d.whole.Lock()
-		return d.whole.Unlock
-	}
-	d.whole.RLock()
-	v, _ = d.collections.LoadOrStore(coll, &sync.Mutex{})
-	m := v.(*sync.Mutex)
-	m.Lock()
-	return func() {
-		m.Unlock()
-		d.whole.RUnlock()
-	}
 }
 
 // serve relays one client connection to its own FerretDB connection, request by request.
@@ -317,8 +294,8 @@ func (u *upstreamConn) closeUnlessWriting() {
 // relay sends one request upstream and copies its reply (or replies) back to the client,
 // holding the write lock from sending the request to receiving the reply.
 func (p *proxy) relay(owner *session, req []byte, client net.Conn, up *upstreamConn, fromUp *bufio.Reader) error {
-	if db, coll, ok := writeTarget(req); ok {
-		defer p.lock(db, coll)()
+	if scope, ok := writeTarget(req); ok {
+		defer p.writes.lock(scope)()
 		if !up.beginWrite() {
 			return errClientGone
 		}
@@ -386,28 +363,6 @@ func expectsReply(msg []byte) bool {
 	default: // legacy OP_INSERT, OP_UPDATE, OP_DELETE, OP_KILL_CURSORS: no reply
 		return false
 	}
-}
-
-// writeTarget returns the database and collection of an OP_MSG write command; the collection
-// is empty for database-wide commands.
-func writeTarget(msg []byte) (db, coll string, ok bool) {
-	body := msgBody(msg)
-	if body == nil {
-		return "", "", false
-	}
-	first, err := body.IndexErr(0)
-	if err != nil {
-		return "", "", false
-	}
-	cmd := strings.ToLower(first.Key())
-	if !writeCommands[cmd] {
-		return "", "", false
-	}
-	db, _ = body.Lookup("$db").StringValueOK()
-	if cmd != "dropdatabase" && cmd != "renamecollection" {
-		coll, _ = first.Value().StringValueOK()
-	}
-	return db, coll, true
 }
 
 // msgBody returns the kind-0 section of an OP_MSG, or nil.

@@ -149,6 +149,49 @@ describe('document database compatibility (mongoose)', () => {
     expect((await Quotas.findById('org-1').lean())!.used).toBe(limit);
   });
 
+  test('when writers change many documents of one collection at once, by _id, by another field and in bulk, then no change is lost', async () => {
+    // docdb runs writes to different documents side by side and writes that may touch several
+    // one at a time; FerretDB alone loses updates that overlap on one document.
+    const ids = Array.from({ length: 8 }, (_, i) => `tally-${i}`);
+    await Quotas.insertMany(ids.map((_id) => ({ _id, used: 0 })));
+    const byId = ids.flatMap((_id) =>
+      Array.from({ length: 6 }, () => Quotas.updateOne({ _id }, { $inc: { used: 1 } })),
+    );
+    const returned = ids.flatMap((_id) =>
+      Array.from({ length: 4 }, () =>
+        Quotas.findOneAndUpdate({ _id: { $eq: _id } }, { $inc: { used: 10 } }),
+      ),
+    );
+    const acrossAll = Array.from({ length: 3 }, () =>
+      Quotas.updateMany({ _id: { $in: ids } }, { $inc: { used: 100 } }),
+    );
+    const inBulk = Array.from({ length: 3 }, () =>
+      Quotas.bulkWrite(
+        [...ids].reverse().map((_id) => ({
+          updateOne: { filter: { _id }, update: { $inc: { used: 1000 } } },
+        })),
+      ),
+    );
+    await Promise.all([...byId, ...returned, ...acrossAll, ...inBulk]);
+    const tallies = await Quotas.find({ _id: { $in: ids } })
+      .sort({ _id: 1 })
+      .lean();
+    expect(tallies.map((tally) => tally.used)).toEqual(ids.map(() => 3346));
+  });
+
+  test('when documents keyed by ObjectId are incremented concurrently, then every increment counts', async () => {
+    const Scores = db.collection<{ _id: mongoose.Types.ObjectId; n: number }>('scores');
+    const ids = [new mongoose.Types.ObjectId(), new mongoose.Types.ObjectId()];
+    await Scores.insertMany(ids.map((_id) => ({ _id, n: 0 })));
+    await Promise.all(
+      ids.flatMap((_id) =>
+        Array.from({ length: 25 }, () => Scores.updateOne({ _id }, { $inc: { n: 1 } })),
+      ),
+    );
+    const scores = await Scores.find({ _id: { $in: ids } }).toArray();
+    expect(scores.map((score) => score.n)).toEqual([25, 25]);
+  });
+
   test('when one bulk write carries more updates than the database keeps connections, then it completes and the database still answers', async () => {
     // FerretDB 1.24 held every statement's query open until its update command ended, so 50 or
     // more statements in one command waited forever for a connection and froze the whole server.
