@@ -10,6 +10,7 @@ import type {
 } from '@switchboard/contracts';
 import {
   addToOutbox,
+  findOwn,
   newOutbox,
   outboxSchemaFields,
   outboxSource,
@@ -118,9 +119,8 @@ export function createCampaignStore(db: Connection) {
     },
 
     /** The organization's campaign, by id (another organization's is never found). */
-    async find(company_id: number, id: number): Promise<StoredCampaign | null> {
-      const campaign = await Campaigns.findById(String(id)).lean<StoredCampaign>().exec();
-      return campaign && campaign.company_id === company_id ? campaign : null;
+    find(company_id: number, id: number): Promise<StoredCampaign | null> {
+      return findOwn(Campaigns, company_id, id);
     },
 
     findById(id: number): Promise<StoredCampaign | null> {
