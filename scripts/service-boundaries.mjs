@@ -59,7 +59,7 @@ const DOMAINS = {
 const ownDomain = (domains, domain) =>
   forbid(
     domains.filter((other) => other !== domain),
-    `Each domain of this service keeps to its own folders: ask another domain through a port of your own that start-${domain}.ts fills, never by importing its files.`,
+    'Each domain of this service keeps to its own folders: ask another domain through a port of your own that the wiring (start-*.ts) fills, never by importing its files.',
   );
 
 const sharedByDomains = (domains) =>
