@@ -103,6 +103,16 @@ probe_url() {
   probe $hp
 }
 
+# The status line of an external service: its URL without the password, and whether it answers.
+external_status() {
+  if probe_url "$2"; then
+    say "$1 external $(redact "$2")"
+  else
+    say "$1 external $(redact "$2") (unreachable)"
+    return 1
+  fi
+}
+
 # Prefix for commands that need root: nothing as root, `sudo -n` otherwise (never prompts).
 if [ "$(id -u)" = 0 ]; then
   AS_ROOT=()
@@ -288,12 +298,7 @@ rabbit_down() {
 
 rabbit_status() {
   if [ -n "${AMQP_URL:-}" ]; then
-    if probe_url "$AMQP_URL"; then
-      say "rabbitmq external $(redact "$AMQP_URL")"
-    else
-      say "rabbitmq external $(redact "$AMQP_URL") (unreachable)"
-      return 1
-    fi
+    external_status "rabbitmq" "$AMQP_URL" || return 1
   elif probe 127.0.0.1 "$AMQP_PORT"; then
     say "rabbitmq up       $LOCAL_AMQP_URL"
     if probe 127.0.0.1 "$MGMT_PORT"; then
@@ -674,12 +679,7 @@ docdb_stop() {
 
 docdb_status() {
   if [ -n "${MONGODB_URL:-}" ]; then
-    if probe_url "$MONGODB_URL"; then
-      say "docdb    external $(redact "$MONGODB_URL")"
-    else
-      say "docdb    external $(redact "$MONGODB_URL") (unreachable)"
-      return 1
-    fi
+    external_status "docdb   " "$MONGODB_URL" || return 1
   elif probe 127.0.0.1 "$DOCDB_PORT"; then
     local backend
     backend=$(docdb_backend) || backend="not started by this script"

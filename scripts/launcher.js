@@ -133,8 +133,8 @@ async function launchSystem({
   const report = (name, level, msg, fields = {}) =>
     onLine(name, supervisorLine(LEVEL[level], msg, fields));
 
-  function spawnOne(name) {
-    const entry = processes.get(name);
+  /** One process of a service listening on `port`, each line it prints passed to `onLine`. */
+  function spawnProcess(name, port) {
     const child = spawn(process.execPath, [MAIN_FILES[name]], {
       cwd: ROOT,
       env: {
@@ -144,15 +144,21 @@ async function launchSystem({
         ...process.env,
         ...wiringEnv(ports, host),
         ...env,
-        PORT: String(ports[name]),
+        PORT: String(port),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    entry.child = child;
-    entry.startedAt = Date.now();
     for (const stream of [child.stdout, child.stderr]) {
       readline.createInterface({ input: stream }).on('line', (line) => onLine(name, line));
     }
+    return child;
+  }
+
+  function spawnOne(name) {
+    const entry = processes.get(name);
+    const child = spawnProcess(name, ports[name]);
+    entry.child = child;
+    entry.startedAt = Date.now();
     // 'close', not 'exit': the process's last lines (its fatal error) are printed before the report.
     child.once('close', (code, signal) => onExit(name, child, code, signal));
     return child;
@@ -253,21 +259,8 @@ async function launchSystem({
     for (const name of SERVICES) {
       for (let n = 1; n < (replicas[name] ?? 1); n++) {
         const replicaPort = port++;
-        const child = spawn(process.execPath, [MAIN_FILES[name]], {
-          cwd: ROOT,
-          env: {
-            NODE_COMPILE_CACHE: path.join(ROOT, '.data', 'node-compile-cache'),
-            ...process.env,
-            ...wiringEnv(ports, host),
-            ...env,
-            PORT: String(replicaPort),
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = spawnProcess(name, replicaPort);
         extra.push({ name, child, url: `http://${host}:${replicaPort}` });
-        for (const stream of [child.stdout, child.stderr]) {
-          readline.createInterface({ input: stream }).on('line', (line) => onLine(name, line));
-        }
         await waitUntilReady(`http://${host}:${replicaPort}`, child, readyTimeoutMs).catch(
           (error) => {
             throw new Error(`${name} replica ${n + 1} did not start: ${error.message}`);

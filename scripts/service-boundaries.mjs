@@ -44,6 +44,30 @@ const RULES = {
   ],
 };
 
+/**
+ * Services that hold more than one domain, each a folder of its own in every room it has files
+ * in (`domain/automation/`, `data-access/automation/`, `entry-points/http/automation/`…). A
+ * domain's files never import another domain's folder: where one needs something of the other it
+ * declares a port of its own (automation's `BotCampaigns`) and the wiring in `start-*.ts` fills
+ * it. Files directly in a room (campaigns' `domain/fill-message.ts`) are shared by the domains
+ * and import neither.
+ */
+const DOMAINS = {
+  campaigns: ['campaigns', 'automation'],
+};
+
+const ownDomain = (domains, domain) =>
+  forbid(
+    domains.filter((other) => other !== domain),
+    'Each domain of this service keeps to its own folders: ask another domain through a port of your own that the wiring (start-*.ts) fills, never by importing its files.',
+  );
+
+const sharedByDomains = (domains) =>
+  forbid(
+    domains,
+    "A file shared by this service's domains depends on none of them: move what needs one into that domain's folder.",
+  );
+
 const restrict = (patterns) => ({
   'no-restricted-imports': 'off',
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
@@ -55,6 +79,18 @@ export const serviceBoundaries = [
     files: [`services/*/src/${folder}/**/*.ts`],
     rules: restrict([otherServices, ...patterns]),
   })),
+  ...Object.entries(DOMAINS).flatMap(([service, domains]) =>
+    Object.entries(RULES).flatMap(([folder, patterns]) => [
+      {
+        files: [`services/${service}/src/${folder}/*.ts`],
+        rules: restrict([otherServices, ...patterns, sharedByDomains(domains)]),
+      },
+      ...domains.map((domain) => ({
+        files: [`services/${service}/src/${folder}/**/${domain}/**/*.ts`],
+        rules: restrict([otherServices, ...patterns, ownDomain(domains, domain)]),
+      })),
+    ]),
+  ),
   {
     files: ['packages/*/src/**/*.ts'],
     rules: restrict([

@@ -37,6 +37,22 @@ const FORBIDDEN: Array<[file: string, from: string]> = [
   ['services/gateway/src/entry-points/broker/example.ts', '../../data-access/user-store'],
   ['services/inbound/src/entry-points/jobs/example.ts', '../../data-access/inbound-event-store'],
   ['services/campaigns/src/domain/example.ts', '../entry-points/http/campaign-routes'],
+  ['services/campaigns/src/domain/automation/example.ts', '../campaigns/start-campaign'],
+  [
+    'services/campaigns/src/domain/automation/flows/example.ts',
+    '../../../data-access/campaigns/campaign-store',
+  ],
+  ['services/campaigns/src/domain/campaigns/example.ts', '../automation/match-text'],
+  ['services/campaigns/src/data-access/campaigns/example.ts', '../automation/reply-store'],
+  [
+    'services/campaigns/src/entry-points/http/campaigns/example.ts',
+    '../../../domain/automation/manage-replies',
+  ],
+  [
+    'services/campaigns/src/entry-points/http/automation/example.ts',
+    '../../../data-access/automation/reply-store',
+  ],
+  ['services/campaigns/src/domain/example.ts', './automation/match-text'],
   ['services/webhooks/src/data-access/example.ts', '../domain/manage-webhooks'],
   ['services/contacts/src/data-access/example.ts', '../outbound/anything'],
   ['services/messaging/src/outbound/example.ts', '../domain/sending/send-message'],
@@ -54,6 +70,18 @@ const ALLOWED: Array<[file: string, from: string]> = [
   ['services/messaging/src/domain/example.ts', '../outbound/cloud-api'],
   ['services/messaging/src/start-service.ts', './data-access/quota-store'],
   ['services/webhooks/src/outbound/example.ts', '@switchboard/service-kit'],
+  ['services/campaigns/src/domain/automation/flows/example.ts', '../../fill-message'],
+  [
+    'services/campaigns/src/domain/automation/example.ts',
+    '../../data-access/automation/reply-store',
+  ],
+  ['services/campaigns/src/domain/campaigns/example.ts', '../../outbound/service-clients'],
+  [
+    'services/campaigns/src/entry-points/http/automation/example.ts',
+    '../../../domain/automation/manage-replies',
+  ],
+  ['services/campaigns/src/start-service.ts', './start-automation'],
+  ['services/campaigns/src/start-automation.ts', './data-access/campaigns/campaign-store'],
   ['services/webhooks/src/data-access/example.ts', '@switchboard/contracts'],
 ];
 

@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Model, type QueryFilter } from 'mongoose';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from './logger';
 
@@ -54,4 +54,32 @@ function countCommands(connection: Connection, registry: Registry): void {
   connection
     .getClient()
     .on('commandStarted', (event) => commands.inc({ command: event.commandName }));
+}
+
+/**
+ * The organization's record with this id (stored with the id as its `_id`), or null: another
+ * organization's record is never found, exactly like one that does not exist. Read by `_id`
+ * alone, the local database's fast path, and the organization checked here.
+ */
+export async function findOwn<T extends { company_id: number }>(
+  model: Model<T>,
+  company_id: number,
+  id: number,
+): Promise<T | null> {
+  const record = await model.findById(String(id)).lean<T>().exec();
+  return record && record.company_id === company_id ? record : null;
+}
+
+/** One page of the records matching `filter`, in id order, and how many match in all. */
+export async function findPage<T>(
+  model: Model<T>,
+  filter: QueryFilter<T>,
+  skip: number,
+  limit: number,
+): Promise<{ records: T[]; total: number }> {
+  const [records, total] = await Promise.all([
+    model.find(filter).sort({ id: 1 }).skip(skip).limit(limit).lean<T[]>().exec(),
+    model.countDocuments(filter).exec(),
+  ]);
+  return { records, total };
 }

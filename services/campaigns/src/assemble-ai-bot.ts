@@ -8,7 +8,7 @@ import {
   type UrlPolicy,
 } from '@switchboard/service-kit';
 import type { CampaignsConfig } from './config';
-import { createAiBotSettingsStore } from './data-access/ai-bot-settings-store';
+import { createAiBotSettingsStore } from './data-access/automation/ai-bot-settings-store';
 import { createAiBotResponder } from './domain/automation/ai-bot/ai-bot-responder';
 import type { AiBotSettingsDeps } from './domain/automation/ai-bot/manage-ai-bot-settings';
 import type { Responder } from './domain/automation/responder';

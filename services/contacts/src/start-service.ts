@@ -1,5 +1,5 @@
-import { EXCHANGES } from '@switchboard/contracts';
 import {
+  eventPublisher,
   nextId,
   startPeriodicJob,
   startServiceRuntime,
@@ -29,10 +29,7 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
 
       const relay = createContactEventRelay({
         store: contacts,
-        publish: async (event) => {
-          if (!broker) throw new Error('contacts runs without a broker');
-          await broker.publish(EXCHANGES.events, event.event, event, { messageId: event.id });
-        },
+        publish: eventPublisher(broker, 'contacts'),
         logger,
         enabled: config.EMIT_RESERVED_EVENTS,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,

@@ -1,5 +1,5 @@
-import { CONSUMER_RETRY_DELAY_MS, EXCHANGES } from '@switchboard/contracts';
-import { createEventRelay } from '@switchboard/service-kit';
+import { CONSUMER_RETRY_DELAY_MS } from '@switchboard/contracts';
+import { createEventRelay, eventPublisher } from '@switchboard/service-kit';
 import {
   createIdBlocks,
   nextId,
@@ -115,10 +115,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       });
       const relay = createEventRelay({
         sources: [messages.outbox, notices.outbox],
-        publish: async (event) => {
-          if (!broker) throw new Error('messaging runs without a broker');
-          await broker.publish(EXCHANGES.events, event.event, event, { messageId: event.id });
-        },
+        publish: eventPublisher(broker, 'messaging'),
         logger,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
         graceMs: config.EVENT_RELAY_GRACE_MS,

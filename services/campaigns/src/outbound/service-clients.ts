@@ -15,8 +15,11 @@ import {
   type Contact,
   type MessageView,
   type InternalUpdateContactRequestInput,
+  type HoldMessageQuotaRequest,
   type NeedsHumanRequest,
   type OrgContext,
+  type ReleaseMessageQuotaRequest,
+  type ReserveMessageQuotaRequest,
 } from '@switchboard/contracts';
 import { AppError, createInternalClient, type Logger } from '@switchboard/service-kit';
 
@@ -29,7 +32,14 @@ export interface ServiceClientOptions {
   sendTimeoutMs: number;
 }
 
-/** What campaigns asks of contacts and messaging (ARCHITECTURE §1, internal HTTP). */
+/** Whose month a quota call counts in: the organization and its plan's start. */
+const quotaOwner = (organization: OrgContext) => ({
+  company_id: organization.company_id,
+  plan: organization.plan,
+  plan_started_at: organization.plan_started_at.toISOString(),
+});
+
+/** What campaigns asks of contacts and messaging over their internal HTTP APIs. */
 export function createServiceClients(options: ServiceClientOptions) {
   const contacts = createInternalClient({
     service: 'contacts',
@@ -44,6 +54,11 @@ export function createServiceClients(options: ServiceClientOptions) {
     logger: options.logger,
     timeoutMs: options.sendTimeoutMs,
   });
+
+  async function releaseQuota(request: ReleaseMessageQuotaRequest): Promise<void> {
+    const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.releaseQuota, request);
+    if (answer.status !== 200) throw messaging.refusal(answer);
+  }
 
   return {
     async audienceCount(company_id: number, audience: Audience): Promise<number> {
@@ -114,20 +129,14 @@ export function createServiceClients(options: ServiceClientOptions) {
       reservation_id?: string,
     ): Promise<string> {
       const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.reserveQuota, {
-        company_id: organization.company_id,
-        plan: organization.plan,
-        plan_started_at: organization.plan_started_at.toISOString(),
+        ...quotaOwner(organization),
         count,
         ...(reservation_id ? { reservation_id } : {}),
-      });
+      } satisfies ReserveMessageQuotaRequest);
       if (answer.status !== 200) throw messaging.refusal(answer);
       return ReserveMessageQuotaResponseSchema.parse(answer.data).month;
     },
 
-    /**
-     * Holds one message's place of this month under `hold_id`, for the command that will name
-     * it; answers the month. Asked again under the name, nothing more is taken.
-     */
     /**
      * A hand-over: the contact's conversation waits for a person. False when the contact has no
      * conversation (nothing to flag); a transient failure throws, so the turn is tried again.
@@ -142,25 +151,21 @@ export function createServiceClients(options: ServiceClientOptions) {
       return true;
     },
 
+    /**
+     * Holds one message's place of this month under `hold_id`, for the command that will name
+     * it; answers the month. Asked again under the name, nothing more is taken.
+     */
     async holdMessage(organization: OrgContext, hold_id: string): Promise<string> {
       const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.holdQuota, {
-        company_id: organization.company_id,
-        plan: organization.plan,
-        plan_started_at: organization.plan_started_at.toISOString(),
+        ...quotaOwner(organization),
         hold_id,
-      });
+      } satisfies HoldMessageQuotaRequest);
       if (answer.status !== 200) throw messaging.refusal(answer);
       return HoldMessageQuotaResponseSchema.parse(answer.data).month;
     },
 
     async releaseMessages(company_id: number, month: string, count: number): Promise<void> {
-      if (count <= 0) return;
-      const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.releaseQuota, {
-        company_id,
-        month,
-        count,
-      });
-      if (answer.status !== 200) throw messaging.refusal(answer);
+      if (count > 0) await releaseQuota({ company_id, month, count });
     },
 
     /** Gives a named reservation back whole; nothing when it was never made or is given back. */
@@ -169,12 +174,7 @@ export function createServiceClients(options: ServiceClientOptions) {
       month: string,
       reservation_id: string,
     ): Promise<void> {
-      const answer = await messaging.post(MESSAGING_INTERNAL_PATHS.releaseQuota, {
-        company_id,
-        month,
-        reservation_id,
-      });
-      if (answer.status !== 200) throw messaging.refusal(answer);
+      await releaseQuota({ company_id, month, reservation_id });
     },
 
     /**

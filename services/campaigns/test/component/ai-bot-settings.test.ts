@@ -5,7 +5,7 @@ import {
   startMessagingSystem,
   type MessagingSystem,
 } from '../../../messaging/test/support/messaging-harness';
-import { createAiBotSettingsStore } from '../../src/data-access/ai-bot-settings-store';
+import { createAiBotSettingsStore } from '../../src/data-access/automation/ai-bot-settings-store';
 import { updateAiBotSettings } from '../../src/domain/automation/ai-bot/manage-ai-bot-settings';
 
 jest.setTimeout(90_000);

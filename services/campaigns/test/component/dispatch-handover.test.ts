@@ -1,7 +1,10 @@
 // With several replicas, the replica that started a campaign hands its pages over; the scheduler
 // (on whichever replica holds its lease) resumes only a handing-over that has stopped moving.
 import mongoose, { type Connection } from 'mongoose';
-import { createCampaignStore, type StoredCampaign } from '../../src/data-access/campaign-store';
+import {
+  createCampaignStore,
+  type StoredCampaign,
+} from '../../src/data-access/campaigns/campaign-store';
 import { MONGODB_URL, uniquePrefix } from '../../../../test/support/test-infra';
 
 let db: Connection;

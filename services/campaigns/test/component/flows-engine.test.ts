@@ -9,8 +9,8 @@ import { AppError, createLogger, type Logger } from '@switchboard/service-kit';
 import {
   createFlowSessionStore,
   type StoredFlowSession,
-} from '../../src/data-access/flow-session-store';
-import { createFlowStore } from '../../src/data-access/flow-store';
+} from '../../src/data-access/automation/flow-session-store';
+import { createFlowStore } from '../../src/data-access/automation/flow-store';
 import {
   createFlowResponder,
   type FlowResponderDeps,

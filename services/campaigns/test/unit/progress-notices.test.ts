@@ -1,7 +1,7 @@
 import type { CampaignProgressEvent } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/service-kit';
-import type { StoredCampaign } from '../../src/data-access/campaign-store';
-import { createProgressNotices } from '../../src/domain/progress-notices';
+import type { StoredCampaign } from '../../src/data-access/campaigns/campaign-store';
+import { createProgressNotices } from '../../src/domain/campaigns/progress-notices';
 
 const campaign = (status: string) =>
   ({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BrokerEvent } from '@switchboard/contracts';
-import type { CampaignsDeps } from '../../src/domain/dependencies';
-import { createProgressRecorder } from '../../src/domain/record-progress';
+import type { CampaignsDeps } from '../../src/domain/campaigns/dependencies';
+import { createProgressRecorder } from '../../src/domain/campaigns/record-progress';
 
 const statusEvent = (contact_id: number, status: string): BrokerEvent =>
   ({

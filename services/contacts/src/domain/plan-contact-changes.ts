@@ -1,5 +1,6 @@
 import {
   MAX_CUSTOM_FIELDS,
+  UPDATABLE_CONTACT_FIELDS,
   type CustomFieldsInput,
   type InternalUpdateContactRequest,
   type UpdateContactRequest,
@@ -39,6 +40,16 @@ function setIfChanged<K extends keyof Existing>(
   if (value !== undefined && value !== (existing[field] ?? null)) plan.set[field] = value;
 }
 
+/** Each of `fields` that the request gives, where it differs from the stored value. */
+function setChanged<K extends keyof Existing>(
+  plan: ContactChangesPlan,
+  existing: Existing,
+  request: { [P in K]?: Existing[P] | undefined },
+  fields: readonly K[],
+): void {
+  for (const field of fields) setIfChanged(plan, existing, field, request[field]);
+}
+
 /** New custom fields for a contact that has none: `null` values are simply left out. */
 export function newCustomFields(custom: CustomFieldsInput | undefined): Record<string, string> {
   const fields: Record<string, string> = {};
@@ -69,6 +80,18 @@ function planCustomFields(
   }
 }
 
+/** Custom fields merged into the contact's, and the groups it is not in yet added. */
+function planCustomAndGroups(
+  plan: ContactChangesPlan,
+  existing: Existing,
+  custom: CustomFieldsInput | undefined,
+  groupIds: readonly number[],
+): void {
+  if (custom) planCustomFields(plan, existing.custom ?? {}, custom);
+  const current = new Set(existing.group_ids);
+  plan.addGroupIds = [...new Set(groupIds)].filter((id) => !current.has(id));
+}
+
 /**
  * `makeContact` for a phone that already has a contact: the name is replaced, the email replaced
  * when given, custom fields merged, and the groups added to those it is already in.
@@ -81,9 +104,7 @@ export function planMakeContactChanges(
   const plan = emptyPlan();
   setIfChanged(plan, existing, 'name', request.name);
   setIfChanged(plan, existing, 'email', request.email);
-  if (request.custom) planCustomFields(plan, existing.custom ?? {}, request.custom);
-  const current = new Set(existing.group_ids);
-  plan.addGroupIds = [...new Set(groupIds)].filter((id) => !current.has(id));
+  planCustomAndGroups(plan, existing, request.custom, groupIds);
   return isEmpty(plan) ? null : plan;
 }
 
@@ -93,11 +114,7 @@ export function planUpdateContactChanges(
   request: Omit<UpdateContactRequest, 'id'>,
 ): ContactChangesPlan | null {
   const plan = emptyPlan();
-  setIfChanged(plan, existing, 'name', request.name);
-  setIfChanged(plan, existing, 'phone', request.phone);
-  setIfChanged(plan, existing, 'email', request.email);
-  setIfChanged(plan, existing, 'language', request.language);
-  setIfChanged(plan, existing, 'subscription', request.subscription);
+  setChanged(plan, existing, request, UPDATABLE_CONTACT_FIELDS);
   return isEmpty(plan) ? null : plan;
 }
 
@@ -108,13 +125,8 @@ export function planInternalContactChanges(
   groupIds: readonly number[],
 ): ContactChangesPlan | null {
   const plan = emptyPlan();
-  setIfChanged(plan, existing, 'name', request.name);
-  setIfChanged(plan, existing, 'email', request.email);
-  setIfChanged(plan, existing, 'language', request.language);
-  setIfChanged(plan, existing, 'subscription', request.subscription);
-  if (request.custom) planCustomFields(plan, existing.custom ?? {}, request.custom);
-  const current = new Set(existing.group_ids);
-  plan.addGroupIds = [...new Set(groupIds)].filter((id) => !current.has(id));
+  setChanged(plan, existing, request, ['name', 'email', 'language', 'subscription']);
+  planCustomAndGroups(plan, existing, request.custom, groupIds);
   return isEmpty(plan) ? null : plan;
 }
 

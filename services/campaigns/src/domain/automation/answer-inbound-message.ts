@@ -5,8 +5,8 @@ import {
   type OrgContext,
 } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
-import type { AutomationStateStore } from '../../data-access/automation-state-store';
-import type { ReplyStore } from '../../data-access/reply-store';
+import type { AutomationStateStore } from '../../data-access/automation/automation-state-store';
+import type { ReplyStore } from '../../data-access/automation/reply-store';
 import type { OrganizationDirectory } from '../../outbound/organization-directory';
 import type { ServiceClients } from '../../outbound/service-clients';
 import { replyIdOfSource } from './reply-responders';

@@ -1,5 +1,5 @@
 import { AppError } from '@switchboard/service-kit';
-import type { AutomationStateStore } from '../../data-access/automation-state-store';
+import type { AutomationStateStore } from '../../data-access/automation/automation-state-store';
 import type { ServiceClients } from '../../outbound/service-clients';
 
 export interface ContactBotsDeps {

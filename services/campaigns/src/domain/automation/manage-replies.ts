@@ -9,7 +9,11 @@ import {
   type UpdateAutomatedReplyRequest,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-import type { ReplyChanges, ReplyStore, StoredReply } from '../../data-access/reply-store';
+import type {
+  ReplyChanges,
+  ReplyStore,
+  StoredReply,
+} from '../../data-access/automation/reply-store';
 import { normalizeForMatching } from './match-text';
 
 export interface ReplyDeps {

@@ -1,13 +1,33 @@
-import type { Contact, SendContentInput } from '@switchboard/contracts';
-import type { CampaignStore } from '../../data-access/campaign-store';
-import type { ReplyStore, StoredReply } from '../../data-access/reply-store';
+import type {
+  CampaignMessage,
+  Contact,
+  SendContentInput,
+  VariableSource,
+} from '@switchboard/contracts';
+import type { ReplyStore, StoredReply } from '../../data-access/automation/reply-store';
 import { contentFor, fillTextContent, fillVariables } from '../fill-message';
 import { containsWords, isExactMatch, normalizeForMatching } from './match-text';
 import type { AutomatedAnswer, InboundTurn, Responder } from './responder';
 
+/** A bot campaign as automation sees it: keywords that pick it and the message it answers. */
+export interface BotCampaign {
+  id: number;
+  keywords: string[] | null;
+  message: CampaignMessage;
+  variables: VariableSource[];
+}
+
+/**
+ * What automation asks of the campaigns domain, its one way in: the organization's active bot
+ * campaigns. The wiring hands it the campaign store's query.
+ */
+export interface BotCampaigns {
+  active(company_id: number): Promise<BotCampaign[]>;
+}
+
 export interface ReplyResponderDeps {
   replies: ReplyStore;
-  campaigns: CampaignStore;
+  botCampaigns: BotCampaigns;
 }
 
 /** Messaging's stand-in for a message with no text of its own: `[image]`, `[location]`… */
@@ -104,7 +124,7 @@ export function createReplyResponders(deps: ReplyResponderDeps) {
   const botCampaignKeywords: Responder = async (turn) => {
     const said = saidIn(turn);
     if (said.length === 0) return null;
-    const campaigns = await deps.campaigns.findActiveBotCampaigns(turn.organization.company_id);
+    const campaigns = await deps.botCampaigns.active(turn.organization.company_id);
     for (const campaign of campaigns.sort((a, b) => a.id - b.id)) {
       const keys = (campaign.keywords ?? []).map(normalizeForMatching);
       if (!keys.some((key) => said.some((text) => containsWords(text, key)))) continue;

@@ -4,6 +4,7 @@ import type { ChannelStore } from '../../data-access/channel-store';
 import type { NoticeStore } from '../../data-access/notice-store';
 import type { ChannelDirectory } from '../channel-directory';
 import { brokerEvent } from '../message-events';
+import { storeNotice } from '../provider-notices';
 
 export interface NoticeDeps {
   notices: NoticeStore;
@@ -129,17 +130,6 @@ export async function noteAccountChange(
     deps.logger.debug({ field: message.field }, 'provider notice without an event; noted only');
     return;
   }
-  const stored = await deps.notices.insertOnce(
-    {
-      _id: message.id,
-      company_id,
-      field: message.field,
-      value_json: JSON.stringify(message.value),
-      received_at: now,
-    },
-    events,
-  );
-  // Also on a redelivery: publishes what a crash may have left unpublished.
-  deps.relay.relaySoon(deps.notices.outbox, message.id);
+  const stored = await storeNotice(deps, message, events, now);
   if (stored === 'duplicate') deps.logger.info({ id: message.id }, 'repeated provider notice');
 }

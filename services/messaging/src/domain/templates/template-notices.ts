@@ -8,6 +8,7 @@ import {
   type TemplateStore,
 } from '../../data-access/template-store';
 import { brokerEvent, stableEventId } from '../message-events';
+import { storeNotice } from '../provider-notices';
 
 export interface TemplateNoticeDeps {
   templates: TemplateStore;
@@ -130,15 +131,5 @@ export async function noteTemplateChange(
     );
   }
   if (events.length === 0) return;
-  await deps.notices.insertOnce(
-    {
-      _id: message.id,
-      company_id,
-      field: message.field,
-      value_json: JSON.stringify(message.value),
-      received_at: now,
-    },
-    events,
-  );
-  deps.relay.relaySoon(deps.notices.outbox, message.id);
+  await storeNotice(deps, message, events, now);
 }

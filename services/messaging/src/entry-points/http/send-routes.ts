@@ -7,6 +7,7 @@ import {
   SendMediaRequestSchema,
   SendMessageRequestSchema,
   SendTemplateRequestSchema,
+  type OrgContext,
 } from '@switchboard/contracts';
 import { AppError, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
 import {
@@ -75,49 +76,71 @@ export function readMultipart(req: Request, res: Response, maxBytes: number): Pr
 
 /** The API's send operations: parse, send once (per idempotency key), answer as the send did. */
 export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes: number }): void {
-  serveOperation(router, 'sendMessageToPhoneNumber', async (req, res) => {
-    const organization = orgContext(req);
-    const request = parseInput(SendMessageRequestSchema, req.body ?? {});
-    const { phone, from_phone_number_id, ...rest } = request;
+  /**
+   * One send: to `request.phone`, from the number it names (else the first), once per
+   * idempotency key (fingerprinted with the request and `extra`), by the signed-in agent if any.
+   */
+  async function sendAndAnswer(
+    req: Request,
+    res: Response,
+    send: {
+      organization: OrgContext;
+      operation: 'sendMessageToPhoneNumber' | 'sendtemplatemessage' | 'sendmedia';
+      request: { phone: string; from_phone_number_id?: string | undefined };
+      body: SendBody;
+      /** Beyond the request, what makes two sends different (an uploaded file's hash). */
+      extra?: string;
+      /** Only text and template sends may name an API campaign. */
+      campaign: boolean;
+    },
+  ): Promise<void> {
+    const { phone, from_phone_number_id } = send.request;
     answer(
       res,
       await deps.sender.send({
-        organization,
+        organization: send.organization,
         recipient: { phone },
         ...(from_phone_number_id ? { from_phone_number_id } : {}),
-        content: contentOfMessage(rest),
-        idempotency: idempotencyOf(req, 'sendMessageToPhoneNumber', request),
-        ...campaignOf(req),
+        ...send.body,
+        idempotency: idempotencyOf(req, send.operation, send.request, send.extra),
+        ...(send.campaign ? campaignOf(req) : {}),
         ...agentOf(req),
         mayFail: true,
       }),
     );
+  }
+
+  serveOperation(router, 'sendMessageToPhoneNumber', async (req, res) => {
+    const organization = orgContext(req);
+    const request = parseInput(SendMessageRequestSchema, req.body ?? {});
+    const { phone: _phone, from_phone_number_id: _from, ...rest } = request;
+    await sendAndAnswer(req, res, {
+      organization,
+      operation: 'sendMessageToPhoneNumber',
+      request,
+      body: { content: contentOfMessage(rest) },
+      campaign: true,
+    });
   });
 
   serveOperation(router, 'sendtemplatemessage', async (req, res) => {
     const organization = orgContext(req);
     const request = parseInput(SendTemplateRequestSchema, req.body ?? {});
-    const { phone, from_phone_number_id, ...rest } = request;
-    answer(
-      res,
-      await deps.sender.send({
-        organization,
-        recipient: { phone },
-        ...(from_phone_number_id ? { from_phone_number_id } : {}),
-        content: contentOfTemplate(rest),
-        idempotency: idempotencyOf(req, 'sendtemplatemessage', request),
-        ...campaignOf(req),
-        ...agentOf(req),
-        mayFail: true,
-      }),
-    );
+    const { phone: _phone, from_phone_number_id: _from, ...rest } = request;
+    await sendAndAnswer(req, res, {
+      organization,
+      operation: 'sendtemplatemessage',
+      request,
+      body: { content: contentOfTemplate(rest) },
+      campaign: true,
+    });
   });
 
   serveOperation(router, 'sendmedia', async (req, res) => {
     const organization = orgContext(req);
     if (req.is('multipart/form-data')) await readMultipart(req, res, deps.mediaMaxBytes);
     const request = parseInput(SendMediaRequestSchema, req.body ?? {});
-    const { phone, url, from_phone_number_id, ...rest } = request;
+    const { phone: _phone, url, from_phone_number_id: _from, ...rest } = request;
     const file = req.file;
     let body: SendBody;
     let fileHash = '';
@@ -136,17 +159,13 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
     } else {
       throw new AppError('validation_failed', 'url: url or a multipart file is required');
     }
-    answer(
-      res,
-      await deps.sender.send({
-        organization,
-        recipient: { phone },
-        ...(from_phone_number_id ? { from_phone_number_id } : {}),
-        ...body,
-        idempotency: idempotencyOf(req, 'sendmedia', request, fileHash),
-        ...agentOf(req),
-        mayFail: true,
-      }),
-    );
+    await sendAndAnswer(req, res, {
+      organization,
+      operation: 'sendmedia',
+      request,
+      body,
+      extra: fileHash,
+      campaign: false,
+    });
   });
 }

@@ -1,6 +1,6 @@
 import type { MessageView, OrgContext } from '@switchboard/contracts';
 import type { Logger, SecretBox } from '@switchboard/service-kit';
-import type { AiBotSettingsStore } from '../../../data-access/ai-bot-settings-store';
+import type { AiBotSettingsStore } from '../../../data-access/automation/ai-bot-settings-store';
 import type { ChatCompletionsClient } from '../../../outbound/chat-completions-client';
 import type { Responder } from '../responder';
 import { answerText, buildChatRequest } from './build-chat-request';

@@ -8,7 +8,7 @@ import {
 import type {
   AiBotSettingsStore,
   StoredAiBotSettings,
-} from '../../../data-access/ai-bot-settings-store';
+} from '../../../data-access/automation/ai-bot-settings-store';
 
 export interface AiBotSettingsDeps {
   settings: AiBotSettingsStore;

@@ -4,8 +4,8 @@ import type {
   FlowAction,
   FlowSessionStore,
   StoredFlowSession,
-} from '../../../data-access/flow-session-store';
-import type { FlowStore, StoredFlow } from '../../../data-access/flow-store';
+} from '../../../data-access/automation/flow-session-store';
+import type { FlowStore, StoredFlow } from '../../../data-access/automation/flow-store';
 import { normalizeForMatching } from '../match-text';
 import type { AutomatedAnswer, InboundTurn, Responder } from '../responder';
 import { planRepeat, planReply, planStart, type Reply, type StepPlan } from './plan-flow-turn';

@@ -12,7 +12,11 @@ import {
   pageRequest,
 } from '@switchboard/contracts';
 import { AppError, type Logger } from '@switchboard/service-kit';
-import type { FlowChanges, FlowStore, StoredFlow } from '../../../data-access/flow-store';
+import type {
+  FlowChanges,
+  FlowStore,
+  StoredFlow,
+} from '../../../data-access/automation/flow-store';
 import { normalizeForMatching } from '../match-text';
 
 export interface FlowsDeps {

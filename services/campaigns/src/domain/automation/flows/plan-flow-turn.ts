@@ -1,6 +1,9 @@
 import type { FlowStep, SendContentInput } from '@switchboard/contracts';
-import type { FlowAction, SessionEndReason } from '../../../data-access/flow-session-store';
-import type { StoredFlow } from '../../../data-access/flow-store';
+import type {
+  FlowAction,
+  SessionEndReason,
+} from '../../../data-access/automation/flow-session-store';
+import type { StoredFlow } from '../../../data-access/automation/flow-store';
 import { fillContactPlaceholders } from '../../fill-message';
 import { containsWords, normalizeForMatching } from '../match-text';
 import { flowMessageContent, type ContactFields } from './flow-content';

@@ -3,8 +3,8 @@ import type {
   HandledMessage,
   SessionEndReason,
   StoredFlowSession,
-} from '../../../data-access/flow-session-store';
-import type { StoredFlow } from '../../../data-access/flow-store';
+} from '../../../data-access/automation/flow-session-store';
+import type { StoredFlow } from '../../../data-access/automation/flow-store';
 import type { StepPlan } from './plan-flow-turn';
 
 /** How many earlier messages a session remembers (a retry comes back within seconds). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignProgressEvent } from '@switchboard/contracts';
 import type { Logger } from '@switchboard/service-kit';
-import type { StoredCampaign } from '../data-access/campaign-store';
+import type { StoredCampaign } from '../../data-access/campaigns/campaign-store';
 
 /** At most this often per campaign (and process) a `campaign_progress` goes out. */
 export const PROGRESS_NOTICE_EVERY_MS = 250;

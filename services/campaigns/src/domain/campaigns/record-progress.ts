@@ -6,7 +6,7 @@ import {
   recipientKey,
   type RecipientState,
   type StoredRecipient,
-} from '../data-access/recipient-store';
+} from '../../data-access/campaigns/recipient-store';
 import type { CampaignsDeps } from './dependencies';
 import { completeIfSettled, countersCrossed } from './dispatch-campaign';
 

@@ -5,10 +5,10 @@ import {
   type SendCampaignRequest,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-import type { StoredCampaign } from '../data-access/campaign-store';
+import type { StoredCampaign } from '../../data-access/campaigns/campaign-store';
 import type { CampaignsDeps } from './dependencies';
 import { campaignStarted } from './start-campaign';
-import { contentFor, fillVariables } from './fill-message';
+import { contentFor, fillVariables } from '../fill-message';
 
 /**
  * `sendcampaigns` / `sendCampaignMessageToPhoneNumber`: the API campaign's

@@ -1,7 +1,7 @@
 import { startPeriodicJob, type Leases, type PeriodicJob } from '@switchboard/service-kit';
-import type { CampaignsDeps } from '../../domain/dependencies';
-import { dispatchCampaign, recountProgress } from '../../domain/dispatch-campaign';
-import { recoverAbandonedStarts, startCampaign } from '../../domain/start-campaign';
+import type { CampaignsDeps } from '../../../domain/campaigns/dependencies';
+import { dispatchCampaign, recountProgress } from '../../../domain/campaigns/dispatch-campaign';
+import { recoverAbandonedStarts, startCampaign } from '../../../domain/campaigns/start-campaign';
 
 /** A start left half-way longer than this belongs to a process that died. */
 const ABANDONED_START_MS = 2 * 60 * 1000;

@@ -5,10 +5,10 @@ import {
   type MessagingSendCommandInput,
 } from '@switchboard/contracts';
 import { randomUUID } from 'node:crypto';
-import type { StoredCampaign } from '../data-access/campaign-store';
-import { recipientKey, type RecipientState } from '../data-access/recipient-store';
+import type { StoredCampaign } from '../../data-access/campaigns/campaign-store';
+import { recipientKey, type RecipientState } from '../../data-access/campaigns/recipient-store';
 import type { CampaignsDeps } from './dependencies';
-import { contentFor, fillVariables } from './fill-message';
+import { contentFor, fillVariables } from '../fill-message';
 
 /** The idempotency key of a campaign's message to one contact: messaging sends it once. */
 export const commandKey = (campaign_id: number, contact_id: number) =>

@@ -8,7 +8,7 @@ import {
   getAiBotSettings,
   updateAiBotSettings,
   type AiBotSettingsDeps,
-} from '../../domain/automation/ai-bot/manage-ai-bot-settings';
+} from '../../../domain/automation/ai-bot/manage-ai-bot-settings';
 
 /** The AI bot's settings per organization; the key is never answered back. */
 export function aiBotRoutes(router: Router, deps: AiBotSettingsDeps): void {

@@ -10,6 +10,7 @@ import type {
 } from '@switchboard/contracts';
 import {
   addToOutbox,
+  findOwn,
   newOutbox,
   outboxSchemaFields,
   outboxSource,
@@ -109,6 +110,18 @@ export type CampaignChanges = Partial<
 export function createCampaignStore(db: Connection) {
   const Campaigns = db.model<StoredCampaign>('Campaign', campaignSchema);
 
+  /** Started regular campaigns, handed over or not, untouched since `before`. */
+  const startedUntouched = (dispatch_done: boolean, before: Date, limit: number) =>
+    Campaigns.find({
+      status: 'started',
+      type: 'regular',
+      dispatch_done,
+      updated_at: op({ $lt: before }),
+    })
+      .limit(limit)
+      .lean<StoredCampaign[]>()
+      .exec();
+
   return {
     init: () => Campaigns.init(),
     outbox: outboxSource('campaigns', Campaigns),
@@ -118,9 +131,8 @@ export function createCampaignStore(db: Connection) {
     },
 
     /** The organization's campaign, by id (another organization's is never found). */
-    async find(company_id: number, id: number): Promise<StoredCampaign | null> {
-      const campaign = await Campaigns.findById(String(id)).lean<StoredCampaign>().exec();
-      return campaign && campaign.company_id === company_id ? campaign : null;
+    find(company_id: number, id: number): Promise<StoredCampaign | null> {
+      return findOwn(Campaigns, company_id, id);
     },
 
     findById(id: number): Promise<StoredCampaign | null> {
@@ -215,28 +227,12 @@ export function createCampaignStore(db: Connection) {
      * campaign in use is started too, but has no audience to hand over), untouched since
      * `before`: a campaign another replica is handing over moves on with every page. */
     undispatched(before: Date, limit: number): Promise<StoredCampaign[]> {
-      return Campaigns.find({
-        status: 'started',
-        type: 'regular',
-        dispatch_done: false,
-        updated_at: op({ $lt: before }),
-      })
-        .limit(limit)
-        .lean<StoredCampaign[]>()
-        .exec();
+      return startedUntouched(false, before, limit);
     },
 
     /** Started campaigns all handed over but not complete, untouched since `before`. */
     stalled(before: Date, limit: number): Promise<StoredCampaign[]> {
-      return Campaigns.find({
-        status: 'started',
-        type: 'regular',
-        dispatch_done: true,
-        updated_at: op({ $lt: before }),
-      })
-        .limit(limit)
-        .lean<StoredCampaign[]>()
-        .exec();
+      return startedUntouched(true, before, limit);
     },
 
     /** Starts a process left half-way before `before` (it died holding quota, or nothing). */

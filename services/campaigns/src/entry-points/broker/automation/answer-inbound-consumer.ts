@@ -4,7 +4,7 @@ import { Counter } from 'prom-client';
 import {
   answerInboundMessage,
   type AutomationDeps,
-} from '../../domain/automation/answer-inbound-message';
+} from '../../../domain/automation/answer-inbound-message';
 
 /** `campaigns.automation`: every `message_received` → at most one automated answer. */
 export async function consumeInboundForAutomation(

@@ -10,7 +10,7 @@ import {
   type ContactBotsResponse,
 } from '@switchboard/contracts';
 import { operationInput, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
-import { setContactBots, type ContactBotsDeps } from '../../domain/automation/contact-bots';
+import { setContactBots, type ContactBotsDeps } from '../../../domain/automation/contact-bots';
 import {
   addReply,
   deleteReply,
@@ -18,7 +18,7 @@ import {
   presentReply,
   updateReply,
   type ReplyDeps,
-} from '../../domain/automation/manage-replies';
+} from '../../../domain/automation/manage-replies';
 
 export interface AutomatedReplyRouteDeps extends ReplyDeps, ContactBotsDeps {}
 

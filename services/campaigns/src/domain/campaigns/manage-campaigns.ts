@@ -12,7 +12,7 @@ import {
   type PagingInput,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-import type { StoredCampaign } from '../data-access/campaign-store';
+import type { StoredCampaign } from '../../data-access/campaigns/campaign-store';
 import type { CampaignsDeps } from './dependencies';
 import { startCampaign } from './start-campaign';
 

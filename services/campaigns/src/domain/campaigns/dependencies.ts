@@ -1,8 +1,8 @@
 import type { EventRelay, Logger } from '@switchboard/service-kit';
-import type { CampaignQuotaStore } from '../data-access/campaign-quota-store';
-import type { CampaignStore } from '../data-access/campaign-store';
-import type { RecipientStore } from '../data-access/recipient-store';
-import type { ServiceClients } from '../outbound/service-clients';
+import type { CampaignQuotaStore } from '../../data-access/campaigns/campaign-quota-store';
+import type { CampaignStore } from '../../data-access/campaigns/campaign-store';
+import type { RecipientStore } from '../../data-access/campaigns/recipient-store';
+import type { ServiceClients } from '../../outbound/service-clients';
 
 export interface CampaignsDeps {
   campaigns: CampaignStore;

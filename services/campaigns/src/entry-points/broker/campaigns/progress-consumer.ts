@@ -1,7 +1,7 @@
 import { BrokerEventSchema, QUEUES, type BrokerEvent } from '@switchboard/contracts';
 import { createBatcher, type Broker } from '@switchboard/service-kit';
-import type { CampaignsDeps } from '../../domain/dependencies';
-import { createProgressRecorder } from '../../domain/record-progress';
+import type { CampaignsDeps } from '../../../domain/campaigns/dependencies';
+import { createProgressRecorder } from '../../../domain/campaigns/record-progress';
 
 /** How long an event waits for others to be recorded with it when the consumer is idle. */
 const PROGRESS_GATHER_MS = 5;

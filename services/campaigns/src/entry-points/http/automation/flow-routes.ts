@@ -15,7 +15,7 @@ import {
   presentFlow,
   updateFlow,
   type FlowsDeps,
-} from '../../domain/automation/flows/manage-flows';
+} from '../../../domain/automation/flows/manage-flows';
 
 /** Flows over the API, beyond the spec's table. */
 export function flowRoutes(router: Router, deps: FlowsDeps): void {

@@ -1,5 +1,6 @@
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import type { FlowStep } from '@switchboard/contracts';
+import { findOwn, findPage } from '@switchboard/service-kit';
 
 /**
  * A flow. `_id` is `String(id)`; every lookup by id checks the organization.
@@ -56,9 +57,8 @@ export function createFlowStore(db: Connection) {
     },
 
     /** The organization's flow, by id (another organization's is never found). */
-    async find(company_id: number, id: number): Promise<StoredFlow | null> {
-      const flow = await Flows.findById(String(id)).lean<StoredFlow>().exec();
-      return flow && flow.company_id === company_id ? flow : null;
+    find(company_id: number, id: number): Promise<StoredFlow | null> {
+      return findOwn(Flows, company_id, id);
     },
 
     async page(
@@ -66,16 +66,13 @@ export function createFlowStore(db: Connection) {
       page: number,
       per_page: number,
     ): Promise<{ flows: StoredFlow[]; total: number }> {
-      const [flows, total] = await Promise.all([
-        Flows.find({ company_id })
-          .sort({ id: 1 })
-          .skip((page - 1) * per_page)
-          .limit(per_page)
-          .lean<StoredFlow[]>()
-          .exec(),
-        Flows.countDocuments({ company_id }),
-      ]);
-      return { flows, total };
+      const { records, total } = await findPage(
+        Flows,
+        { company_id },
+        (page - 1) * per_page,
+        per_page,
+      );
+      return { flows: records, total };
     },
 
     /** The active flows of the organization with one of these trigger keys, oldest first. */

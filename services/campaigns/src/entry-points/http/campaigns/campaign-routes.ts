@@ -9,7 +9,7 @@ import {
   type CampaignsResponse,
 } from '@switchboard/contracts';
 import { operationInput, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
-import type { CampaignsDeps } from '../../domain/dependencies';
+import type { CampaignsDeps } from '../../../domain/campaigns/dependencies';
 import {
   cancelCampaign,
   createCampaign,
@@ -17,9 +17,9 @@ import {
   findCampaign,
   listCampaigns,
   presentCampaign,
-} from '../../domain/manage-campaigns';
-import { sendApiCampaign } from '../../domain/send-api-campaign';
-import { startCampaign } from '../../domain/start-campaign';
+} from '../../../domain/campaigns/manage-campaigns';
+import { sendApiCampaign } from '../../../domain/campaigns/send-api-campaign';
+import { startCampaign } from '../../../domain/campaigns/start-campaign';
 
 /** The API's campaign operations: the published three, and creating, reading, starting, canceling and deleting. */
 export function campaignRoutes(router: Router, deps: CampaignsDeps): void {

@@ -1,7 +1,7 @@
 import { limitFor, monthKey, quotaExceededMessage, type BrokerEvent } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import { randomUUID } from 'node:crypto';
-import type { StoredCampaign } from '../data-access/campaign-store';
+import type { StoredCampaign } from '../../data-access/campaigns/campaign-store';
 import type { CampaignsDeps } from './dependencies';
 
 const orgOf = (campaign: StoredCampaign) => ({

@@ -1,5 +1,6 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
 import type { AutomatedReplyKind, ReplyButton } from '@switchboard/contracts';
+import { findOwn, findPage } from '@switchboard/service-kit';
 
 /**
  * An automated reply. `_id` is `String(id)`, so reads and writes by id take the local
@@ -67,9 +68,8 @@ export function createReplyStore(db: Connection) {
     },
 
     /** The organization's reply, by id (another organization's is never found). */
-    async find(company_id: number, id: number): Promise<StoredReply | null> {
-      const reply = await Replies.findById(String(id)).lean<StoredReply>().exec();
-      return reply && reply.company_id === company_id ? reply : null;
+    find(company_id: number, id: number): Promise<StoredReply | null> {
+      return findOwn(Replies, company_id, id);
     },
 
     async page(
@@ -79,11 +79,8 @@ export function createReplyStore(db: Connection) {
       limit: number,
     ): Promise<{ replies: StoredReply[]; total: number }> {
       const filter = { company_id, ...(kind ? { kind } : {}) };
-      const [replies, total] = await Promise.all([
-        Replies.find(filter).sort({ id: 1 }).skip(skip).limit(limit).lean<StoredReply[]>().exec(),
-        Replies.countDocuments(filter).exec(),
-      ]);
-      return { replies, total };
+      const { records, total } = await findPage(Replies, filter, skip, limit);
+      return { replies: records, total };
     },
 
     /** Every active reply of an organization, in id order: what an inbound message is matched against. */
