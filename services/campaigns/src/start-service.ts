@@ -27,6 +27,7 @@ import { consumeProgressEvents } from './entry-points/broker/progress-consumer';
 import { aiBotRoutes } from './entry-points/http/ai-bot-routes';
 import { automatedReplyRoutes } from './entry-points/http/automated-reply-routes';
 import { campaignRoutes } from './entry-points/http/campaign-routes';
+import { usageRoutes } from './entry-points/http/usage-routes';
 import { flowRoutes } from './entry-points/http/flow-routes';
 import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaign-jobs';
 import { createOrganizationDirectory } from './outbound/organization-directory';
@@ -158,6 +159,7 @@ export function startService(
       return {
         routes: (router) => {
           campaignRoutes(router, deps);
+          usageRoutes(router, deps);
           aiBotRoutes(router, aiBot.settings);
           flowRoutes(router, { flows, nextFlowId: () => nextId(db, 'flows'), logger });
           automatedReplyRoutes(router, replyDeps);
