@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import {
   Alert,
+  Anchor,
   Badge,
   Button,
   FileButton,
@@ -23,6 +24,7 @@ import { download, parseCsv, toCsv } from '../csv';
 import { Pager } from '../Pager';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { ContactForm } from '../ContactForm';
 
 const PER_PAGE = 25;
 const KNOWN_COLUMNS = ['name', 'phone', 'email', 'groups'];
@@ -254,6 +256,8 @@ export function ContactsPage() {
       }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['contacts'] }),
   });
+  // The contact being edited, or 'new' while one is added.
+  const [editing, setEditing] = useState<Contact | 'new' | null>(null);
   const contacts = useQuery({
     queryKey: ['contacts', settledSearch, groupId, page],
     queryFn: () =>
@@ -295,7 +299,24 @@ export function ContactsPage() {
             >
               Export CSV
             </Button>
+            <Button onClick={() => setEditing('new')} disabled={editing === 'new'}>
+              New contact
+            </Button>
           </Group>
+          {editing && (
+            <ContactForm
+              key={editing === 'new' ? 'new' : editing.id}
+              contact={editing === 'new' ? undefined : editing}
+              groups={groups.data?.groups ?? []}
+              onDone={(saved) => {
+                setEditing(null);
+                if (saved) {
+                  void queryClient.invalidateQueries({ queryKey: ['contacts'] });
+                  void queryClient.invalidateQueries({ queryKey: ['groups'] });
+                }
+              }}
+            />
+          )}
           <CsvImport
             onDone={() => {
               // An import may have made groups as well as contacts.
@@ -324,7 +345,19 @@ export function ContactsPage() {
                 >
                   {contacts.data.contacts.map((contact) => (
                     <Table.Tr key={contact.id} data-testid="contact-row">
-                      <Table.Td>{contact.name}</Table.Td>
+                      <Table.Td>
+                        {/* The name opens the contact's form, as a list of people usually does. */}
+                        <Anchor
+                          component="button"
+                          type="button"
+                          fz="sm"
+                          ta="left"
+                          aria-label={`Edit ${contact.name}`}
+                          onClick={() => setEditing(contact)}
+                        >
+                          {contact.name}
+                        </Anchor>
+                      </Table.Td>
                       <Table.Td>+{contact.phone}</Table.Td>
                       <Table.Td>{contact.email ?? '—'}</Table.Td>
                       <Table.Td>
@@ -341,12 +374,14 @@ export function ContactsPage() {
                         <Group gap={6} wrap="nowrap">
                           <Badge
                             color={contact.subscription === 'subscribed' ? 'teal.9' : 'gray.7'}
+                            style={{ flexShrink: 0 }}
                           >
                             {contact.subscription}
                           </Badge>
                           <Button
                             size="compact-xs"
                             variant="default"
+                            style={{ flexShrink: 0 }}
                             aria-label={`${contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'} ${contact.name}`}
                             onClick={() => subscription.mutate(contact)}
                           >
