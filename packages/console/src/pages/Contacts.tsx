@@ -329,7 +329,7 @@ export function ContactsPage() {
             <Text c="dimmed">
               {settledSearch || groupId
                 ? 'No contact matches.'
-                : 'No contacts yet: import a CSV, or they appear as customers write.'}
+                : 'No contacts yet: add one, import a CSV, or they appear as customers write.'}
             </Text>
           )}
           {contacts.data && contacts.data.contacts.length > 0 && (

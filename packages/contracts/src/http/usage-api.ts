@@ -21,6 +21,8 @@ export const USAGE_OWNERS = {
   campaigns: 'campaigns',
   contacts: 'contacts',
 } as const satisfies Partial<Record<UsageQuota, string>>;
+/** A quota whose counter another service keeps. */
+export type CountedElsewhere = keyof typeof USAGE_OWNERS;
 
 /** GET: one organization's count of the resource its service owns (`?month=` for monthly ones). */
 export const USAGE_INTERNAL_ROUTE = '/internal/usage/:company_id';

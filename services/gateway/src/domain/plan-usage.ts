@@ -1,18 +1,19 @@
 import {
   limitFor,
   monthKey,
-  USAGE_OWNERS,
+  type CountedElsewhere,
   type PlanResource,
   type UsageQuota,
   type UsageResponse,
 } from '@switchboard/contracts';
 import type { Organization } from '../data-access/organization-store';
 
-/** A quota whose counter another service keeps. */
-export type CountedElsewhere = keyof typeof USAGE_OWNERS;
-
 /** Reads another service's counter; rejects when the service does not answer in time. */
-export type CountUsed = (quota: CountedElsewhere, company_id: number, month: string) => Promise<number>;
+export type CountUsed = (
+  quota: CountedElsewhere,
+  company_id: number,
+  month: string,
+) => Promise<number>;
 
 const PLAN_RESOURCES: Record<UsageQuota, PlanResource> = {
   messages: 'messagesPerMonth',
@@ -36,9 +37,7 @@ export async function planUsage(
   const quotas = Object.keys(PLAN_RESOURCES) as UsageQuota[];
   const counts = await Promise.allSettled(
     quotas.map((quota) =>
-      quota === 'agents'
-        ? deps.seatsUsed(company_id)
-        : deps.countUsed(quota, company_id, month),
+      quota === 'agents' ? deps.seatsUsed(company_id) : deps.countUsed(quota, company_id, month),
     ),
   );
   const unavailable: UsageQuota[] = [];

@@ -2,6 +2,7 @@ import {
   InternalUsageResponseSchema,
   USAGE_OWNERS,
   usageInternalPath,
+  type CountedElsewhere,
 } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
 import type { ServiceProxy } from './service-proxy';
@@ -14,11 +15,7 @@ export const USAGE_TIMEOUT_MS = 3000;
 
 /** The counters messaging, campaigns and contacts keep, read on their internal usage route. */
 export function usageCounters(proxy: ServiceProxy, timeoutMs: number) {
-  return async (
-    quota: keyof typeof USAGE_OWNERS,
-    company_id: number,
-    month: string,
-  ): Promise<number> => {
+  return async (quota: CountedElsewhere, company_id: number, month: string): Promise<number> => {
     const service = USAGE_OWNERS[quota];
     const { status, data } = await proxy.call(service, {
       method: 'GET',
