@@ -819,5 +819,34 @@ test('when a contact is edited from the contacts page, then its name, custom fie
     .filter({ hasText: 'Cleo Neri' })
     .getByText('city: Turin')
     .waitFor();
+
+  // Groups: renamed in place (a taken name refused there), deleted with their contacts kept.
+  const groups = page.getByRole('region', { name: 'Groups' });
+  await groups.getByRole('textbox', { name: 'New group' }).fill('Rome');
+  await groups.getByRole('button', { name: 'Add', exact: true }).click();
+  await groups.getByRole('button', { name: 'Rename VIP' }).click();
+  const newName = groups.getByRole('textbox', { name: 'New name for VIP' });
+  await newName.fill('rome');
+  await newName.press('Enter');
+  await groups.getByText(/a group named "rome" already exists/).waitFor();
+  await newName.fill('Gold');
+  await newName.press('Enter');
+  await groups.getByRole('button', { name: 'Rename Gold' }).waitFor();
+  await page
+    .getByTestId('contact-row')
+    .filter({ hasText: 'Bea Verdi' })
+    .getByRole('cell', { name: 'Gold', exact: true })
+    .waitFor();
+  page.once('dialog', (dialog) => void dialog.accept());
+  await groups.getByRole('button', { name: 'Delete Gold' }).click();
+  await groups.getByRole('button', { name: 'Rename Gold' }).waitFor({ state: 'detached' });
+  await page.getByText('3 contacts').waitFor();
+  // Its members stay, without it.
+  await page
+    .getByTestId('contact-row')
+    .getByRole('cell', { name: 'Gold', exact: true })
+    .first()
+    .waitFor({ state: 'detached' });
+  expect(await page.getByTestId('contact-row').count()).toBe(3);
   expect(problems).toEqual([]);
 });

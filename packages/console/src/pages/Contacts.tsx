@@ -165,13 +165,130 @@ async function exportContacts(groupId: string | null, search: string): Promise<v
   download('contacts.csv', toCsv(rows));
 }
 
-function Groups({ onPick }: { onPick: (id: string) => void }) {
+type GroupItem = GroupsResponse['groups'][number];
+
+/** One group: picking it filters the list; it can be renamed in place or deleted. */
+function GroupRow({
+  group,
+  onPick,
+  onChanged,
+  onDeleted,
+}: {
+  group: GroupItem;
+  onPick: () => void;
+  onChanged: () => void;
+  onDeleted: () => void;
+}) {
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState(group.name);
+  const rename = useMutation({
+    mutationFn: () => api.op.put('updateGroup', { id: group.id, name }),
+    onSuccess: () => {
+      setRenaming(false);
+      onChanged();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => api.op.delete('deleteGroup', { id: group.id }),
+    onSuccess: () => {
+      onDeleted();
+      onChanged();
+    },
+  });
+  if (renaming) {
+    return (
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          rename.mutate();
+        }}
+      >
+        <Group gap={4} align="flex-start" wrap="nowrap">
+          <TextInput
+            size="xs"
+            aria-label={`New name for ${group.name}`}
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+            error={rename.error ? errorText(rename.error).replace(/^name: /, '') : undefined}
+            style={{ flex: 1 }}
+            ref={(input) => input?.focus()}
+          />
+          <Button size="xs" type="submit" loading={rename.isPending}>
+            Save
+          </Button>
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => {
+              setRenaming(false);
+              setName(group.name);
+              rename.reset();
+            }}
+          >
+            Cancel
+          </Button>
+        </Group>
+      </form>
+    );
+  }
+  return (
+    <Stack gap={2}>
+      <Group gap={4} wrap="nowrap" justify="space-between">
+        <Button
+          variant="subtle"
+          size="xs"
+          onClick={onPick}
+          style={{ flex: 1 }}
+          justify="flex-start"
+        >
+          {group.name}
+        </Button>
+        <Button
+          size="compact-xs"
+          variant="default"
+          aria-label={`Rename ${group.name}`}
+          onClick={() => setRenaming(true)}
+        >
+          Rename
+        </Button>
+        <Button
+          size="compact-xs"
+          variant="default"
+          aria-label={`Delete ${group.name}`}
+          loading={remove.isPending}
+          onClick={() => {
+            if (window.confirm(`Delete the group “${group.name}”? Its contacts stay.`)) {
+              remove.mutate();
+            }
+          }}
+        >
+          Delete
+        </Button>
+      </Group>
+      <ErrorAlert error={remove.error} />
+    </Stack>
+  );
+}
+
+function Groups({
+  onPick,
+  onDeleted,
+}: {
+  onPick: (id: string) => void;
+  onDeleted: (id: string) => void;
+}) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const groups = useQuery({
     queryKey: ['groups'],
     queryFn: () => api.op.get<GroupsResponse>('getGroups', { per_page: 500 }),
   });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ['groups'] });
+    // The list shows each contact's group names.
+    void queryClient.invalidateQueries({ queryKey: ['contacts'] });
+  };
   const add = useMutation({
     mutationFn: () => api.op.post('addGroup', { name }),
     onSuccess: () => setName(''),
@@ -182,26 +299,25 @@ function Groups({ onPick }: { onPick: (id: string) => void }) {
     add.mutate();
   };
   return (
-    <Paper withBorder p="sm" w={260} component="section" aria-labelledby="groups">
+    <Paper withBorder p="sm" w={300} component="section" aria-labelledby="groups">
       <Stack gap="xs">
         <Title order={2} size="h5" id="groups">
           Groups
         </Title>
+        <ErrorAlert error={groups.error} />
         {groups.data?.groups.length === 0 && (
           <Text size="sm" c="dimmed">
             No groups yet.
           </Text>
         )}
         {groups.data?.groups.map((group) => (
-          <Button
+          <GroupRow
             key={group.id}
-            variant="subtle"
-            justify="space-between"
-            size="xs"
-            onClick={() => onPick(String(group.id))}
-          >
-            {group.name}
-          </Button>
+            group={group}
+            onPick={() => onPick(String(group.id))}
+            onChanged={refresh}
+            onDeleted={() => onDeleted(String(group.id))}
+          />
         ))}
         <form onSubmit={submit}>
           <Group gap="xs" align="flex-end">
@@ -401,13 +517,14 @@ export function ContactsPage() {
             </>
           )}
           <ErrorAlert error={subscription.error} />
-          {exporter.isError && (
-            <Alert color="red" role="alert" title="The export failed">
-              {errorText(exporter.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={exporter.error} title="The export failed" />
         </Stack>
-        <Groups onPick={(id) => setParam('group', id)} />
+        <Groups
+          onPick={(id) => setParam('group', id)}
+          onDeleted={(id) => {
+            if (groupId === id) setParam('group', null);
+          }}
+        />
       </Group>
     </Stack>
   );

@@ -28,7 +28,7 @@ import {
   type UsageQuota,
   type UsageResponse,
 } from '@switchboard/contracts';
-import { api, errorText } from '../api';
+import { api } from '../api';
 import { formatTime } from '../format';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
@@ -94,11 +94,7 @@ function ApiTokens() {
             </Button>
           </Group>
         </form>
-        {(create.isError || revoke.isError) && (
-          <Alert color="red" role="alert">
-            {errorText(create.error ?? revoke.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={create.error ?? revoke.error} />
         <ErrorAlert error={tokens.error} />
         {tokens.data && tokens.data.tokens.length === 0 && (
           <Text c="dimmed" size="sm">
@@ -230,11 +226,7 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
             </Button>
           </Group>
         </form>
-        {add.isError && (
-          <Alert color="red" role="alert" title="The user was not added">
-            {errorText(add.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={add.error} title="The user was not added" />
         <ErrorAlert error={update.error} />
         <ErrorAlert error={agents.error} />
         {agents.data && (
