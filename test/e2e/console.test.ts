@@ -371,7 +371,10 @@ test('when a CSV with a bad row is imported, then the progress reaches every row
   );
   await page.getByLabel('Search').fill('Customer 7');
   await page.getByText('1 contact', { exact: true }).waitFor();
-  await page.getByRole('region', { name: 'Groups' }).getByRole('button', { name: 'VIP' }).waitFor();
+  await page
+    .getByRole('region', { name: 'Groups' })
+    .getByRole('button', { name: 'VIP', exact: true })
+    .waitFor();
   expect(await page.getByTestId('contact-row').textContent()).toContain('city: Rome');
   await page.getByRole('button', { name: 'Unsubscribe Customer 7' }).click();
   await page.getByTestId('contact-row').getByText('unsubscribed').waitFor();
@@ -824,6 +827,7 @@ test('when a contact is edited from the contacts page, then its name, custom fie
   const groups = page.getByRole('region', { name: 'Groups' });
   await groups.getByRole('textbox', { name: 'New group' }).fill('Rome');
   await groups.getByRole('button', { name: 'Add', exact: true }).click();
+  await groups.getByRole('button', { name: 'Rename Rome' }).waitFor();
   await groups.getByRole('button', { name: 'Rename VIP' }).click();
   const newName = groups.getByRole('textbox', { name: 'New name for VIP' });
   await newName.fill('rome');

@@ -299,7 +299,7 @@ function Groups({
     add.mutate();
   };
   return (
-    <Paper withBorder p="sm" w={300} component="section" aria-labelledby="groups">
+    <Paper withBorder p="sm" w={260} component="section" aria-labelledby="groups">
       <Stack gap="xs">
         <Title order={2} size="h5" id="groups">
           Groups
