@@ -39,6 +39,10 @@ type CreatedToken = ApiTokenView & { token: string };
 type AgentsAnswer = { agents: Agent[]; meta: PageMeta };
 type AddedAgent = { agent: Agent; invitation_url: string; invitation_expires_at: string };
 
+/** The plan's quotas and their use, shared by the sections that show them. */
+const useUsage = () =>
+  useQuery({ queryKey: ['usage'], queryFn: () => api.op.get<UsageResponse>('getUsage') });
+
 function ApiTokens() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
@@ -173,7 +177,9 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
     add.mutate();
   };
   const limit = plan ? PLAN_LIMITS[plan].agents : undefined;
-  const activeCount = agents.data?.agents.filter((agent) => agent.active).length;
+  // The seats the limit counts: a deactivated user keeps theirs until deleted.
+  const usage = useUsage();
+  const seatsUsed = usage.data?.usage.agents.used ?? undefined;
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="agents">
       <Stack>
@@ -185,7 +191,7 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
             {limit === null
               ? `Your ${plan} plan allows any number of users.`
               : `Your ${plan} plan allows ${limit} ${limit === 1 ? 'user' : 'users'}, the owner included` +
-                (activeCount !== undefined ? `: ${activeCount} of ${limit} in use.` : '.')}
+                (seatsUsed !== undefined ? `: ${seatsUsed} of ${limit} in use.` : '.')}
           </Text>
         )}
         {invited && (
@@ -356,10 +362,7 @@ function QuotaMeter({ label, quota }: { label: string; quota: QuotaUsage }) {
 }
 
 function PlanUsage({ me }: { me: MeResponse['organization'] | undefined }) {
-  const usage = useQuery({
-    queryKey: ['usage'],
-    queryFn: () => api.op.get<UsageResponse>('getUsage'),
-  });
+  const usage = useUsage();
   if (!me) return null;
   const missing = usage.data?.unavailable ?? [];
   return (
