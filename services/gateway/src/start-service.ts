@@ -123,10 +123,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           usageRoutes(router, {
             authenticate: users.authenticate,
             usage: {
-              countUsed: usageCounters(
-                proxy,
-                Math.min(USAGE_TIMEOUT_MS, config.PROXY_TIMEOUT_MS),
-              ),
+              countUsed: usageCounters(proxy, Math.min(USAGE_TIMEOUT_MS, config.PROXY_TIMEOUT_MS)),
               seatsUsed: users.seatsUsed,
             },
           });
