@@ -373,7 +373,10 @@ test('when a CSV with a bad row is imported, then the progress reaches every row
   );
   await page.getByLabel('Search').fill('Customer 7');
   await page.getByText('1 contact', { exact: true }).waitFor();
-  await page.getByRole('region', { name: 'Groups' }).getByRole('button', { name: 'VIP' }).waitFor();
+  await page
+    .getByRole('region', { name: 'Groups' })
+    .getByRole('button', { name: 'VIP', exact: true })
+    .waitFor();
   expect(await page.getByTestId('contact-row').textContent()).toContain('city: Rome');
   await page.getByRole('button', { name: 'Unsubscribe Customer 7' }).click();
   await page.getByTestId('contact-row').getByText('unsubscribed').waitFor();
@@ -912,5 +915,153 @@ test('when a template with buttons and a document header is submitted, then a mi
   const sent = await fetch(`${e2e.simulator}/sim/sent`).then((r) => r.text());
   expect(sent).toContain('https://shop.example/labels/A-7.pdf');
   expect(sent).toMatch(/"sub_type":\s*"url".*"Dora"/s);
+  expect(problems).toEqual([]);
+});
+
+test('when a message has been sent, then Settings shows the plan usage of this month against each quota', async () => {
+  const org = await organizationWithOwner('Usage Co', 'free', 'owner@usage.example');
+  const sent = await callGateway(
+    e2e.gateway,
+    'POST',
+    '/api/svc/sendMessageToPhoneNumber',
+    { token: org.token },
+    { phone: '393471260001', message: 'Your order shipped' },
+  );
+  expect(sent.status).toBe(200);
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'owner@usage.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Settings' }).click();
+  const usage = page.getByTestId('plan-usage');
+  await usage.getByText('Messages this month: 1 of 100').waitFor();
+  await usage.getByText('Campaigns this month: 0 of 2').waitFor();
+  // The send stored its recipient; the owner is the plan's one user.
+  await usage.getByText('Contacts: 1 of 100').waitFor();
+  await usage.getByText('Users: 1 of 1').waitFor();
+  expect(
+    await page.getByRole('progressbar', { name: 'Users used' }).getAttribute('aria-valuenow'),
+  ).toBe('100');
+  await checkPage(page, 'settings-usage');
+  expect(problems).toEqual([]);
+});
+
+test('when a contact is edited from the contacts page, then its name, custom fields and subscription change, and a refused phone is shown under the phone field', async () => {
+  const org = await organizationWithOwner('Edit Co', 'standard', 'owner@edit.example');
+  const made = async (body: Record<string, unknown>) => {
+    const answer = await callGateway(
+      e2e.gateway,
+      'POST',
+      '/api/svc/makeContact',
+      { token: org.token },
+      body,
+    );
+    expect(answer.status).toBe(201);
+    return answer.body.contact as { id: number; phone: string };
+  };
+  const ana = await made({
+    name: 'Ana Rossi',
+    phone: '393471270001',
+    custom: { city: 'Rome', tier: 'gold' },
+  });
+  await made({ name: 'Bea Verdi', phone: '393471270002', groups: ['VIP'] });
+  const { page, problems } = await newPage();
+  await signInThroughForm(page, 'owner@edit.example', 'owner passphrase');
+  await page.getByRole('link', { name: 'Contacts' }).click();
+  await page.getByText('2 contacts').waitFor();
+
+  // Edit: the form opens with the keyboard in the name field.
+  await page.getByRole('button', { name: 'Edit Ana Rossi' }).click();
+  const form = page.getByRole('region', { name: 'Edit Ana Rossi' });
+  await form.waitFor();
+  expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).value)).toBe(
+    'Ana Rossi',
+  );
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type('Ana Bianchi');
+  await form.getByLabel('Custom field city value').fill('Milan');
+  await form.getByRole('button', { name: 'Remove custom field tier' }).click();
+  await form.getByRole('button', { name: 'Add field' }).click();
+  await form.getByLabel('Custom field 2 name').fill('vip');
+  await form.getByLabel('Custom field vip value').fill('yes');
+  await form.getByLabel('Subscribed to campaigns').uncheck();
+  await form.getByLabel('Add to groups').click();
+  await page.getByRole('option', { name: 'VIP' }).click();
+  await page.keyboard.press('Escape');
+
+  // A phone another contact has: refused, shown under the phone, nothing else lost.
+  await form.getByRole('textbox', { name: 'Phone' }).fill('393471270002');
+  await form.getByRole('button', { name: 'Save contact' }).click();
+  await form.getByText(/another contact of this organization already has the phone/).waitFor();
+  expect(await form.getByRole('textbox', { name: 'Phone' }).getAttribute('aria-invalid')).toBe(
+    'true',
+  );
+  await checkPage(page, 'contacts-edit');
+  await form.getByRole('textbox', { name: 'Phone' }).fill('393471270001');
+  await form.getByRole('textbox', { name: 'Phone' }).press('Enter');
+  await form.waitFor({ state: 'detached' });
+
+  const row = page.getByTestId('contact-row').filter({ hasText: 'Ana Bianchi' });
+  await row.getByText('city: Milan, vip: yes').waitFor();
+  await row.getByText('unsubscribed').waitFor();
+  await row.getByRole('cell', { name: 'VIP', exact: true }).waitFor();
+  const stored = await callGateway(
+    e2e.gateway,
+    'GET',
+    `/api/svc/getSingleContact?contact_id=${ana.id}`,
+    { token: org.token },
+  );
+  expect(stored.body.contact).toMatchObject({
+    name: 'Ana Bianchi',
+    phone: '393471270001',
+    custom: { city: 'Milan', vip: 'yes' },
+    subscription: 'unsubscribed',
+    groups: [expect.objectContaining({ name: 'VIP' })],
+  });
+
+  // A single new contact, with a custom field.
+  await page.getByRole('button', { name: 'New contact' }).click();
+  const add = page.getByRole('region', { name: 'New contact' });
+  await add.getByRole('textbox', { name: 'Name' }).fill('Cleo Neri');
+  await add.getByRole('textbox', { name: 'Phone' }).fill('+39 347 127 0003');
+  await add.getByRole('button', { name: 'Add field' }).click();
+  await add.getByLabel('Custom field 1 name').fill('city');
+  await add.getByLabel('Custom field city value').fill('Turin');
+  await add.getByRole('button', { name: 'Add contact' }).click();
+  await add.waitFor({ state: 'detached' });
+  await page.getByText('3 contacts').waitFor();
+  await page
+    .getByTestId('contact-row')
+    .filter({ hasText: 'Cleo Neri' })
+    .getByText('city: Turin')
+    .waitFor();
+
+  // Groups: renamed in place (a taken name refused there), deleted with their contacts kept.
+  const groups = page.getByRole('region', { name: 'Groups' });
+  await groups.getByRole('textbox', { name: 'New group' }).fill('Rome');
+  await groups.getByRole('button', { name: 'Add', exact: true }).click();
+  await groups.getByRole('button', { name: 'Rename Rome' }).waitFor();
+  await groups.getByRole('button', { name: 'Rename VIP' }).click();
+  const newName = groups.getByRole('textbox', { name: 'New name for VIP' });
+  await newName.fill('rome');
+  await newName.press('Enter');
+  await groups.getByText(/a group named "rome" already exists/).waitFor();
+  await newName.fill('Gold');
+  await newName.press('Enter');
+  await groups.getByRole('button', { name: 'Rename Gold' }).waitFor();
+  await page
+    .getByTestId('contact-row')
+    .filter({ hasText: 'Bea Verdi' })
+    .getByRole('cell', { name: 'Gold', exact: true })
+    .waitFor();
+  page.once('dialog', (dialog) => void dialog.accept());
+  await groups.getByRole('button', { name: 'Delete Gold' }).click();
+  await groups.getByRole('button', { name: 'Rename Gold' }).waitFor({ state: 'detached' });
+  await page.getByText('3 contacts').waitFor();
+  // Its members stay, without it.
+  await page
+    .getByTestId('contact-row')
+    .getByRole('cell', { name: 'Gold', exact: true })
+    .first()
+    .waitFor({ state: 'detached' });
+  expect(await page.getByTestId('contact-row').count()).toBe(3);
   expect(problems).toEqual([]);
 });

@@ -85,6 +85,8 @@ export const api = {
       request<T>('GET', `/api/svc/${operation}`, { query }),
     post: <T>(operation: string, body?: unknown) =>
       request<T>('POST', `/api/svc/${operation}`, { body: body ?? {} }),
+    put: <T>(operation: string, body?: unknown) =>
+      request<T>('PUT', `/api/svc/${operation}`, { body: body ?? {} }),
     delete: <T>(operation: string, body: unknown) =>
       request<T>('DELETE', `/api/svc/${operation}`, { body }),
   },

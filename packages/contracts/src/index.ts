@@ -10,6 +10,7 @@ export * from './broker-topology';
 export * from './http/operation';
 export * from './http/gateway-api';
 export * from './http/users-api';
+export * from './http/usage-api';
 export * from './http/live-events-api';
 export * from './http/messaging-internal-api';
 export * from './http/phone-numbers-api';

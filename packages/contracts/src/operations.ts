@@ -8,6 +8,7 @@ import { LIVE_EVENT_OPERATIONS } from './http/live-events-api';
 import { MESSAGING_OPERATIONS } from './http/messaging-api';
 import type { HttpMethod, Operation } from './http/operation';
 import { TEMPLATE_OPERATIONS } from './http/templates-api';
+import { USAGE_OPERATIONS } from './http/usage-api';
 import { SESSION_OPERATIONS, USER_OPERATIONS } from './http/users-api';
 import { WEBHOOK_OPERATIONS } from './http/webhooks-api';
 import type { ServiceName } from './service-names';
@@ -21,6 +22,7 @@ const DEFINED_OPERATIONS = [
   ...GATEWAY_OPERATIONS,
   ...SESSION_OPERATIONS,
   ...USER_OPERATIONS,
+  ...USAGE_OPERATIONS,
   ...LIVE_EVENT_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...CONTACTS_OPERATIONS,

@@ -18,6 +18,7 @@ import type { CampaignsDeps } from './domain/campaigns/dependencies';
 import { createProgressNotices } from './domain/campaigns/progress-notices';
 import { consumeProgressEvents } from './entry-points/broker/campaigns/progress-consumer';
 import { campaignRoutes } from './entry-points/http/campaigns/campaign-routes';
+import { usageRoutes } from './entry-points/http/campaigns/usage-routes';
 import { createDispatcher, startCampaignJobs } from './entry-points/jobs/campaigns/campaign-jobs';
 import type { ServiceClients } from './outbound/service-clients';
 
@@ -73,6 +74,7 @@ export async function startCampaigns(deps: {
     activeBotCampaigns: (company_id: number) => campaigns.findActiveBotCampaigns(company_id),
     routes(router: Router): void {
       campaignRoutes(router, campaignsDeps);
+      usageRoutes(router, campaignsDeps);
     },
     async startConsumers(): Promise<void> {
       if (broker) await consumeProgressEvents(broker, campaignsDeps, config.PROGRESS_PREFETCH);

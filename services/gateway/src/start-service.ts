@@ -17,11 +17,13 @@ import { createRateLimits } from './entry-points/http/rate-limits';
 import { methodGuard } from './entry-points/http/method-guard';
 import { createOrganizations } from './domain/organizations';
 import { internalRoutes } from './entry-points/http/internal-routes';
+import { usageRoutes } from './entry-points/http/usage-routes';
 import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
 import { isForwardablePath, ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
 import { messagingPhoneNumbers } from './outbound/messaging-phone-numbers';
 import { createServiceProxy } from './outbound/service-proxy';
+import { USAGE_TIMEOUT_MS, usageCounters } from './outbound/usage-counters';
 import { startLiveEvents } from './start-live-events';
 import { startUsers } from './start-users';
 
@@ -118,6 +120,13 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
           internalRoutes(router, { organizations, internalSecret: config.INTERNAL_API_SECRET });
           users.routes(router);
           live.routes(router, { sessions: users.sessions, cookie: users.cookie, limits });
+          usageRoutes(router, {
+            authenticate: users.authenticate,
+            usage: {
+              countUsed: usageCounters(proxy, Math.min(USAGE_TIMEOUT_MS, config.PROXY_TIMEOUT_MS)),
+              seatsUsed: users.seatsUsed,
+            },
+          });
           apiRoutes(router, {
             authenticator,
             proxy,

@@ -70,6 +70,8 @@ export async function startUsers(deps: {
     cookie,
     /** Token or session: the authentication of every `/api/svc` route. */
     authenticate,
+    /** Users the organization holds, as its agents quota counts them. */
+    seatsUsed: (company_id: number) => users.seatsUsed(company_id),
     /** Checks another operation's input against the users (an assignee). */
     checkAssignable: (company_id: number, agent_id: number) =>
       checkAssignable(users, company_id, agent_id),

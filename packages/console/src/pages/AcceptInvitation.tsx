@@ -1,19 +1,10 @@
-import { useState, type FormEvent } from 'react';
-import {
-  Alert,
-  Button,
-  Center,
-  Paper,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { useState } from 'react';
+import { Alert, PasswordInput, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { PASSWORD_MIN_LENGTH, type SessionResponse } from '@switchboard/contracts';
-import { api, errorText } from '../api';
+import { api } from '../api';
+import { DoorForm } from '../DoorForm';
 import { useSession } from '../session';
 
 /** The invitation secret travels in the link's fragment, which no server or log ever sees. */
@@ -39,51 +30,41 @@ export function AcceptInvitationPage() {
       navigate('/inbox', { replace: true });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    accept.mutate();
-  };
   return (
-    <Center mih="100vh" component="main">
-      <Paper withBorder shadow="sm" p="xl" w={420}>
-        <form onSubmit={submit}>
-          <Stack>
-            <Title order={1} size="h2">
-              Accept your invitation
-            </Title>
-            {!invitation ? (
-              <Alert color="red" role="alert">
-                This link has no invitation in it. Open the whole link from your invitation again.
-              </Alert>
-            ) : (
-              <Text size="sm">Choose a password to finish setting up your account.</Text>
-            )}
-            {accept.isError && (
-              <Alert color="red" role="alert" title="Could not accept the invitation">
-                {errorText(accept.error)}
-              </Alert>
-            )}
-            <TextInput
-              label="Your name (optional)"
-              autoComplete="name"
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-            />
-            <PasswordInput
-              label="New password"
-              description={`At least ${PASSWORD_MIN_LENGTH} characters`}
-              autoComplete="new-password"
-              required
-              minLength={PASSWORD_MIN_LENGTH}
-              value={password}
-              onChange={(event) => setPassword(event.currentTarget.value)}
-            />
-            <Button type="submit" loading={accept.isPending} disabled={!invitation}>
-              Set password and sign in
-            </Button>
-          </Stack>
-        </form>
-      </Paper>
-    </Center>
+    <DoorForm
+      title="Accept your invitation"
+      intro={
+        !invitation ? (
+          <Alert color="red" role="alert">
+            This link has no invitation in it. Open the whole link from your invitation again.
+          </Alert>
+        ) : (
+          <Text size="sm">Choose a password to finish setting up your account.</Text>
+        )
+      }
+      width={420}
+      error={accept.error}
+      errorTitle="Could not accept the invitation"
+      submitLabel="Set password and sign in"
+      pending={accept.isPending}
+      disabled={!invitation}
+      onSubmit={() => accept.mutate()}
+    >
+      <TextInput
+        label="Your name (optional)"
+        autoComplete="name"
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+      />
+      <PasswordInput
+        label="New password"
+        description={`At least ${PASSWORD_MIN_LENGTH} characters`}
+        autoComplete="new-password"
+        required
+        minLength={PASSWORD_MIN_LENGTH}
+        value={password}
+        onChange={(event) => setPassword(event.currentTarget.value)}
+      />
+    </DoorForm>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import {
   Alert,
+  Anchor,
   Badge,
   Button,
   FileButton,
@@ -23,6 +24,7 @@ import { download, parseCsv, toCsv } from '../csv';
 import { Pager } from '../Pager';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { ContactForm } from '../ContactForm';
 
 const PER_PAGE = 25;
 const KNOWN_COLUMNS = ['name', 'phone', 'email', 'groups'];
@@ -163,13 +165,130 @@ async function exportContacts(groupId: string | null, search: string): Promise<v
   download('contacts.csv', toCsv(rows));
 }
 
-function Groups({ onPick }: { onPick: (id: string) => void }) {
+type GroupItem = GroupsResponse['groups'][number];
+
+/** One group: picking it filters the list; it can be renamed in place or deleted. */
+function GroupRow({
+  group,
+  onPick,
+  onChanged,
+  onDeleted,
+}: {
+  group: GroupItem;
+  onPick: () => void;
+  onChanged: () => void;
+  onDeleted: () => void;
+}) {
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState(group.name);
+  const rename = useMutation({
+    mutationFn: () => api.op.put('updateGroup', { id: group.id, name }),
+    onSuccess: () => {
+      setRenaming(false);
+      onChanged();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => api.op.delete('deleteGroup', { id: group.id }),
+    onSuccess: () => {
+      onDeleted();
+      onChanged();
+    },
+  });
+  if (renaming) {
+    return (
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          rename.mutate();
+        }}
+      >
+        <Group gap={4} align="flex-start" wrap="nowrap">
+          <TextInput
+            size="xs"
+            aria-label={`New name for ${group.name}`}
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+            error={rename.error ? errorText(rename.error).replace(/^name: /, '') : undefined}
+            style={{ flex: 1 }}
+            ref={(input) => input?.focus()}
+          />
+          <Button size="xs" type="submit" loading={rename.isPending}>
+            Save
+          </Button>
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => {
+              setRenaming(false);
+              setName(group.name);
+              rename.reset();
+            }}
+          >
+            Cancel
+          </Button>
+        </Group>
+      </form>
+    );
+  }
+  return (
+    <Stack gap={2}>
+      <Group gap={4} wrap="nowrap" justify="space-between">
+        <Button
+          variant="subtle"
+          size="xs"
+          onClick={onPick}
+          style={{ flex: 1 }}
+          justify="flex-start"
+        >
+          {group.name}
+        </Button>
+        <Button
+          size="compact-xs"
+          variant="default"
+          aria-label={`Rename ${group.name}`}
+          onClick={() => setRenaming(true)}
+        >
+          Rename
+        </Button>
+        <Button
+          size="compact-xs"
+          variant="default"
+          aria-label={`Delete ${group.name}`}
+          loading={remove.isPending}
+          onClick={() => {
+            if (window.confirm(`Delete the group “${group.name}”? Its contacts stay.`)) {
+              remove.mutate();
+            }
+          }}
+        >
+          Delete
+        </Button>
+      </Group>
+      <ErrorAlert error={remove.error} />
+    </Stack>
+  );
+}
+
+function Groups({
+  onPick,
+  onDeleted,
+}: {
+  onPick: (id: string) => void;
+  onDeleted: (id: string) => void;
+}) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const groups = useQuery({
     queryKey: ['groups'],
     queryFn: () => api.op.get<GroupsResponse>('getGroups', { per_page: 500 }),
   });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ['groups'] });
+    // The list shows each contact's group names.
+    void queryClient.invalidateQueries({ queryKey: ['contacts'] });
+  };
   const add = useMutation({
     mutationFn: () => api.op.post('addGroup', { name }),
     onSuccess: () => setName(''),
@@ -185,21 +304,20 @@ function Groups({ onPick }: { onPick: (id: string) => void }) {
         <Title order={2} size="h5" id="groups">
           Groups
         </Title>
+        <ErrorAlert error={groups.error} />
         {groups.data?.groups.length === 0 && (
           <Text size="sm" c="dimmed">
             No groups yet.
           </Text>
         )}
         {groups.data?.groups.map((group) => (
-          <Button
+          <GroupRow
             key={group.id}
-            variant="subtle"
-            justify="space-between"
-            size="xs"
-            onClick={() => onPick(String(group.id))}
-          >
-            {group.name}
-          </Button>
+            group={group}
+            onPick={() => onPick(String(group.id))}
+            onChanged={refresh}
+            onDeleted={() => onDeleted(String(group.id))}
+          />
         ))}
         <form onSubmit={submit}>
           <Group gap="xs" align="flex-end">
@@ -254,6 +372,8 @@ export function ContactsPage() {
       }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['contacts'] }),
   });
+  // The contact being edited, or 'new' while one is added.
+  const [editing, setEditing] = useState<Contact | 'new' | null>(null);
   const contacts = useQuery({
     queryKey: ['contacts', settledSearch, groupId, page],
     queryFn: () =>
@@ -295,7 +415,24 @@ export function ContactsPage() {
             >
               Export CSV
             </Button>
+            <Button onClick={() => setEditing('new')} disabled={editing === 'new'}>
+              New contact
+            </Button>
           </Group>
+          {editing && (
+            <ContactForm
+              key={editing === 'new' ? 'new' : editing.id}
+              contact={editing === 'new' ? undefined : editing}
+              groups={groups.data?.groups ?? []}
+              onDone={(saved) => {
+                setEditing(null);
+                if (saved) {
+                  void queryClient.invalidateQueries({ queryKey: ['contacts'] });
+                  void queryClient.invalidateQueries({ queryKey: ['groups'] });
+                }
+              }}
+            />
+          )}
           <CsvImport
             onDone={() => {
               // An import may have made groups as well as contacts.
@@ -308,7 +445,7 @@ export function ContactsPage() {
             <Text c="dimmed">
               {settledSearch || groupId
                 ? 'No contact matches.'
-                : 'No contacts yet: import a CSV, or they appear as customers write.'}
+                : 'No contacts yet: add one, import a CSV, or they appear as customers write.'}
             </Text>
           )}
           {contacts.data && contacts.data.contacts.length > 0 && (
@@ -324,7 +461,19 @@ export function ContactsPage() {
                 >
                   {contacts.data.contacts.map((contact) => (
                     <Table.Tr key={contact.id} data-testid="contact-row">
-                      <Table.Td>{contact.name}</Table.Td>
+                      <Table.Td>
+                        {/* The name opens the contact's form, as a list of people usually does. */}
+                        <Anchor
+                          component="button"
+                          type="button"
+                          fz="sm"
+                          ta="left"
+                          aria-label={`Edit ${contact.name}`}
+                          onClick={() => setEditing(contact)}
+                        >
+                          {contact.name}
+                        </Anchor>
+                      </Table.Td>
                       <Table.Td>+{contact.phone}</Table.Td>
                       <Table.Td>{contact.email ?? '—'}</Table.Td>
                       <Table.Td>
@@ -341,12 +490,14 @@ export function ContactsPage() {
                         <Group gap={6} wrap="nowrap">
                           <Badge
                             color={contact.subscription === 'subscribed' ? 'teal.9' : 'gray.7'}
+                            style={{ flexShrink: 0 }}
                           >
                             {contact.subscription}
                           </Badge>
                           <Button
                             size="compact-xs"
                             variant="default"
+                            style={{ flexShrink: 0 }}
                             aria-label={`${contact.subscription === 'subscribed' ? 'Unsubscribe' : 'Subscribe'} ${contact.name}`}
                             onClick={() => subscription.mutate(contact)}
                           >
@@ -366,13 +517,14 @@ export function ContactsPage() {
             </>
           )}
           <ErrorAlert error={subscription.error} />
-          {exporter.isError && (
-            <Alert color="red" role="alert" title="The export failed">
-              {errorText(exporter.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={exporter.error} title="The export failed" />
         </Stack>
-        <Groups onPick={(id) => setParam('group', id)} />
+        <Groups
+          onPick={(id) => setParam('group', id)}
+          onDeleted={(id) => {
+            if (groupId === id) setParam('group', null);
+          }}
+        />
       </Group>
     </Stack>
   );

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import {
-  Alert,
   Badge,
   Button,
   Group,
@@ -417,11 +416,7 @@ function ReplyBox({ phone, onSent }: { phone: string; onSent: () => void }) {
             />
           </Group>
         )}
-        {send.isError && (
-          <Alert color="red" role="alert" title="Not sent">
-            {errorText(send.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={send.error} title="Not sent" />
         <Group justify="space-between">
           <Button
             variant="subtle"

@@ -18,13 +18,17 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   PLAN_LIMITS,
+  USAGE_QUOTAS,
   type AccountStatusResponse,
   type Agent,
   type ApiTokenView,
   type MeResponse,
   type PageMeta,
+  type QuotaUsage,
+  type UsageQuota,
+  type UsageResponse,
 } from '@switchboard/contracts';
-import { api, errorText } from '../api';
+import { api } from '../api';
 import { formatTime } from '../format';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
@@ -34,6 +38,10 @@ type TokensAnswer = { tokens: ApiTokenView[]; meta: PageMeta };
 type CreatedToken = ApiTokenView & { token: string };
 type AgentsAnswer = { agents: Agent[]; meta: PageMeta };
 type AddedAgent = { agent: Agent; invitation_url: string; invitation_expires_at: string };
+
+/** The plan's quotas and their use, shared by the sections that show them. */
+const useUsage = () =>
+  useQuery({ queryKey: ['usage'], queryFn: () => api.op.get<UsageResponse>('getUsage') });
 
 function ApiTokens() {
   const queryClient = useQueryClient();
@@ -90,11 +98,7 @@ function ApiTokens() {
             </Button>
           </Group>
         </form>
-        {(create.isError || revoke.isError) && (
-          <Alert color="red" role="alert">
-            {errorText(create.error ?? revoke.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={create.error ?? revoke.error} />
         <ErrorAlert error={tokens.error} />
         {tokens.data && tokens.data.tokens.length === 0 && (
           <Text c="dimmed" size="sm">
@@ -150,7 +154,10 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
     queryKey: ['agents'],
     queryFn: () => api.op.get<AgentsAnswer>('getAgents'),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['agents'] });
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: ['agents'] });
+    await queryClient.invalidateQueries({ queryKey: ['usage'] });
+  };
   const add = useMutation({
     mutationFn: () => api.op.post<AddedAgent>('addAgent', { name, email, role }),
     onSuccess: (answer) => {
@@ -170,7 +177,9 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
     add.mutate();
   };
   const limit = plan ? PLAN_LIMITS[plan].agents : undefined;
-  const activeCount = agents.data?.agents.filter((agent) => agent.active).length;
+  // The seats the limit counts: a deactivated user keeps theirs until deleted.
+  const usage = useUsage();
+  const seatsUsed = usage.data?.usage.agents.used ?? undefined;
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="agents">
       <Stack>
@@ -182,7 +191,7 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
             {limit === null
               ? `Your ${plan} plan allows any number of users.`
               : `Your ${plan} plan allows ${limit} ${limit === 1 ? 'user' : 'users'}, the owner included` +
-                (activeCount !== undefined ? `: ${activeCount} of ${limit} in use.` : '.')}
+                (seatsUsed !== undefined ? `: ${seatsUsed} of ${limit} in use.` : '.')}
           </Text>
         )}
         {invited && (
@@ -223,11 +232,7 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
             </Button>
           </Group>
         </form>
-        {add.isError && (
-          <Alert color="red" role="alert" title="The user was not added">
-            {errorText(add.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={add.error} title="The user was not added" />
         <ErrorAlert error={update.error} />
         <ErrorAlert error={agents.error} />
         {agents.data && (
@@ -333,37 +338,33 @@ function AccountHealth() {
   );
 }
 
-function Usage({
-  label,
-  used,
-  limit,
-}: {
-  label: string;
-  used: number | undefined;
-  limit: number | null;
-}) {
-  const percent = limit && used !== undefined ? Math.min(100, (used / limit) * 100) : 0;
+const QUOTA_LABELS: Record<UsageQuota, string> = {
+  messages: 'Messages this month',
+  campaigns: 'Campaigns this month',
+  contacts: 'Contacts',
+  agents: 'Users',
+};
+
+function QuotaMeter({ label, quota }: { label: string; quota: QuotaUsage }) {
+  const { used, limit } = quota;
+  const percent = limit && used !== null ? Math.min(100, (used / limit) * 100) : 0;
+  const full = limit !== null && used !== null && used >= limit;
   return (
     <Stack gap={4}>
       <Text size="sm">
-        {label}: {used ?? '…'} {limit === null ? '(unlimited)' : `of ${limit}`}
+        {label}: {used ?? 'unavailable'} {limit === null ? '(unlimited)' : `of ${limit}`}
       </Text>
-      {limit !== null && <Progress value={percent} aria-label={`${label} used`} />}
+      {limit !== null && (
+        <Progress value={percent} color={full ? 'red' : undefined} aria-label={`${label} used`} />
+      )}
     </Stack>
   );
 }
 
 function PlanUsage({ me }: { me: MeResponse['organization'] | undefined }) {
-  const contacts = useQuery({
-    queryKey: ['contacts-total'],
-    queryFn: () => api.op.get<{ meta: PageMeta }>('getContacts', { page: 1, per_page: 1 }),
-  });
-  const agents = useQuery({
-    queryKey: ['agents'],
-    queryFn: () => api.op.get<AgentsAnswer>('getAgents'),
-  });
+  const usage = useUsage();
   if (!me) return null;
-  const limits = PLAN_LIMITS[me.plan];
+  const missing = usage.data?.unavailable ?? [];
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="plan-usage">
       <Stack gap="sm">
@@ -372,17 +373,25 @@ function PlanUsage({ me }: { me: MeResponse['organization'] | undefined }) {
         </Title>
         <Text size="sm" c="dimmed">
           {me.name}, on the {me.plan} plan since {formatTime(me.plan_started_at)}.
+          {usage.data && ` Monthly quotas count ${usage.data.month} (UTC).`}
         </Text>
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <Usage label="Contacts" used={contacts.data?.meta.total} limit={limits.contacts} />
-          <Usage
-            label="Users"
-            used={agents.data?.agents.filter((agent) => agent.active).length}
-            limit={limits.agents}
-          />
-          <Text size="sm">Messages per month: {limits.messagesPerMonth ?? 'unlimited'}</Text>
-          <Text size="sm">Campaigns per month: {limits.campaignsPerMonth ?? 'unlimited'}</Text>
-        </SimpleGrid>
+        {usage.isPending && <Text size="sm">Counting…</Text>}
+        <ErrorAlert error={usage.error} />
+        {missing.length > 0 && (
+          <Alert color="yellow" role="status" title="Some figures are unavailable">
+            {missing.map((quota) => QUOTA_LABELS[quota]).join(', ')} could not be counted just now.{' '}
+            <Button size="compact-xs" variant="default" onClick={() => void usage.refetch()}>
+              Try again
+            </Button>
+          </Alert>
+        )}
+        {usage.data && (
+          <SimpleGrid cols={{ base: 1, sm: 2 }} data-testid="plan-usage">
+            {USAGE_QUOTAS.map((quota) => (
+              <QuotaMeter key={quota} label={QUOTA_LABELS[quota]} quota={usage.data.usage[quota]} />
+            ))}
+          </SimpleGrid>
+        )}
       </Stack>
     </Paper>
   );

@@ -1,17 +1,9 @@
-import { useState, type FormEvent } from 'react';
-import {
-  Alert,
-  Button,
-  Center,
-  Paper,
-  PasswordInput,
-  Stack,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { useState } from 'react';
+import { PasswordInput, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import type { SessionResponse } from '@switchboard/contracts';
-import { api, errorText } from '../api';
+import { api } from '../api';
+import { DoorForm } from '../DoorForm';
 import { useSession } from '../session';
 
 export function SignInPage() {
@@ -22,44 +14,31 @@ export function SignInPage() {
     mutationFn: () => api.post<SessionResponse>('/auth/sign-in', { email, password }),
     onSuccess: signedIn,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    signIn.mutate();
-  };
   return (
-    <Center mih="100vh" component="main">
-      <Paper withBorder shadow="sm" p="xl" w={380}>
-        <form onSubmit={submit}>
-          <Stack>
-            <Title order={1} size="h2">
-              Sign in to Switchboard
-            </Title>
-            {signIn.isError && (
-              <Alert color="red" role="alert" title="Could not sign in">
-                {errorText(signIn.error)}
-              </Alert>
-            )}
-            <TextInput
-              label="Email"
-              type="email"
-              autoComplete="username"
-              required
-              value={email}
-              onChange={(event) => setEmail(event.currentTarget.value)}
-            />
-            <PasswordInput
-              label="Password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(event) => setPassword(event.currentTarget.value)}
-            />
-            <Button type="submit" loading={signIn.isPending}>
-              Sign in
-            </Button>
-          </Stack>
-        </form>
-      </Paper>
-    </Center>
+    <DoorForm
+      title="Sign in to Switchboard"
+      width={380}
+      error={signIn.error}
+      errorTitle="Could not sign in"
+      submitLabel="Sign in"
+      pending={signIn.isPending}
+      onSubmit={() => signIn.mutate()}
+    >
+      <TextInput
+        label="Email"
+        type="email"
+        autoComplete="username"
+        required
+        value={email}
+        onChange={(event) => setEmail(event.currentTarget.value)}
+      />
+      <PasswordInput
+        label="Password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={(event) => setPassword(event.currentTarget.value)}
+      />
+    </DoorForm>
   );
 }

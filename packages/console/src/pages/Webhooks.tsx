@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import {
-  Alert,
   Badge,
   Button,
   Checkbox,
@@ -25,7 +24,7 @@ import {
   type WebhookListResponse,
   type WebhookResponse,
 } from '@switchboard/contracts';
-import { api, errorText } from '../api';
+import { api } from '../api';
 import { formatTime } from '../format';
 import { Pager } from '../Pager';
 import { ListTable } from '../ListTable';
@@ -116,11 +115,7 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: Webhook) => voi
               ))}
             </SimpleGrid>
           </Checkbox.Group>
-          {create.isError && (
-            <Alert color="red" role="alert" title="The webhook was not created">
-              {errorText(create.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={create.error} title="The webhook was not created" />
           <Group>
             <Button type="submit" loading={create.isPending} disabled={events.length === 0}>
               Create webhook
@@ -171,13 +166,7 @@ function DeliveryLogs({ webhook }: { webhook: Webhook }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['webhook-logs', webhook.id] }),
   });
   if (logs.isPending) return <Text size="sm">Loading the delivery log…</Text>;
-  if (logs.isError) {
-    return (
-      <Alert color="red" role="alert">
-        {errorText(logs.error)}
-      </Alert>
-    );
-  }
+  if (logs.isError) return <ErrorAlert error={logs.error} />;
   const deliveries = groupByDelivery(logs.data.logs);
   return (
     <Stack gap="xs">

@@ -126,10 +126,11 @@ export function createServiceProxy(options: ServiceProxyOptions) {
     path: string,
     headers: OutgoingHttpHeaders,
     body: Buffer | Readable | undefined,
+    timeoutMs = options.timeoutMs,
   ): Promise<IncomingMessage> {
     const owner = owners.get(service)!;
     return owner.guard.run(
-      () => exchange(owner, options.timeoutMs, method, path, headers, body),
+      () => exchange(owner, timeoutMs, method, path, headers, body),
       (answer) => answer.statusCode ?? 0,
     );
   }
@@ -238,7 +239,13 @@ export function createServiceProxy(options: ServiceProxyOptions) {
     /** A call of the gateway's own to an internal route (`/internal/*`) of another service. */
     async call<T>(
       service: OwnerService,
-      config: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; data?: unknown },
+      config: {
+        method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+        url: string;
+        data?: unknown;
+        /** Shorter than the proxy's own timeout where a late answer is worth less than none. */
+        timeoutMs?: number;
+      },
       requestIdValue?: string,
     ): Promise<{ status: number; data: T }> {
       const headers: OutgoingHttpHeaders = {
@@ -254,7 +261,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       }
       const answer = await unavailableIfUnanswered(
         service,
-        send(service, config.method, config.url, headers, body),
+        send(service, config.method, config.url, headers, body, config.timeoutMs),
       );
       const text = Buffer.concat(await answer.toArray()).toString('utf8');
       let data: unknown = text;

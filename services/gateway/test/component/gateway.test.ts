@@ -4,6 +4,7 @@ import {
   CreateTokenResponseSchema,
   ErrorResponseSchema,
   UpdateChannelResponseSchema,
+  UsageResponseSchema,
 } from '@switchboard/contracts';
 import { hashToken } from '../../src/domain/api-tokens';
 import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
@@ -221,6 +222,23 @@ describe('gateway organizations and tokens', () => {
     expect(ErrorResponseSchema.parse(await response.json()).code).toBe('dependency_unavailable');
     expect(elapsed).toBeGreaterThanOrEqual(900);
     expect(elapsed).toBeLessThan(3_000);
+  });
+
+  test('when some counters do not answer, then getUsage answers the others and names those unavailable', async () => {
+    const { token } = await newOrganization('standard');
+    const response = await fetch(`${gatewayUrl()}/api/svc/getUsage?token=${token}`);
+    expect(response.status).toBe(200);
+    // Campaigns hangs past the timeout and contacts refuses; messaging and the users answer.
+    expect(UsageResponseSchema.parse(await response.json())).toMatchObject({
+      plan: 'standard',
+      usage: {
+        messages: { used: 0, limit: null },
+        campaigns: { used: null, limit: 100 },
+        contacts: { used: null, limit: null },
+        agents: { used: 0, limit: 10 },
+      },
+      unavailable: ['campaigns', 'contacts'],
+    });
   });
 
   test('when the JSON body is malformed, then the answer is 400 and not 401 or 5xx', async () => {

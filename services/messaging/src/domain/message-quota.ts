@@ -17,6 +17,8 @@ export interface MessageQuota {
   hold(request: HoldMessageQuotaRequest, now?: Date): Promise<string>;
   /** Gives back a reservation or a count; answers how many went back. */
   release(request: ReleaseMessageQuotaRequest): Promise<number>;
+  /** Messages the organization has sent in `month` (held places included). */
+  used(company_id: number, month: string): Promise<number>;
 }
 
 type PlanOf = Pick<ReserveMessageQuotaRequest, 'plan' | 'plan_started_at'>;
@@ -61,5 +63,6 @@ export function createMessageQuota(quotas: QuotaStore): MessageQuota {
       request.reservation_id
         ? quotas.releaseReservation(request.company_id, request.month, request.reservation_id)
         : quotas.release(request.company_id, request.month, request.count!),
+    used: (company_id, month) => quotas.used(company_id, month),
   };
 }

@@ -58,6 +58,12 @@ export function createCampaignQuotaStore(db: Connection) {
         { $inc: { count: -1 }, $unset: { [held]: '' } },
       );
     },
+
+    /** Campaigns the organization started in `month`. */
+    async used(company_id: number, month: string): Promise<number> {
+      const quota = await Quotas.findById(key(company_id, month)).lean<CampaignQuota>().exec();
+      return quota?.count ?? 0;
+    },
   };
 }
 

@@ -5,14 +5,18 @@ import {
   CONTACTS_INTERNAL_PATHS,
   ContactsByIdsRequestSchema,
   InternalUpdateContactRequestSchema,
+  InternalUsageParamsSchema,
   ResolveContactRequestSchema,
+  USAGE_INTERNAL_ROUTE,
   type AudienceCountResponse,
   type AudiencePageResponse,
   type ContactsByIdsResponse,
   type InternalUpdateContactResponse,
+  type InternalUsageResponse,
   type ResolveContactResponse,
 } from '@switchboard/contracts';
 import { AppError, orgContext, parseInput } from '@switchboard/service-kit';
+import { contactsHeld } from '../../domain/contact-usage';
 import type { ContactsDeps } from '../../domain/dependencies';
 import { contactsByIds } from '../../domain/list-contacts';
 import { resolveContact } from '../../domain/make-contact';
@@ -64,6 +68,16 @@ export function internalRoutes(router: Router, deps: ContactsDeps): void {
     const body: InternalUpdateContactResponse = {
       status: 'success',
       contact: await updateContactInternally(deps, request),
+    };
+    res.json(body);
+  });
+
+  // The gateway's getUsage: contacts held (no month: the contact quota is not monthly).
+  router.get(USAGE_INTERNAL_ROUTE, async (req, res) => {
+    const { company_id } = parseInput(InternalUsageParamsSchema, req.params);
+    const body: InternalUsageResponse = {
+      status: 'success',
+      used: await contactsHeld(deps, company_id),
     };
     res.json(body);
   });

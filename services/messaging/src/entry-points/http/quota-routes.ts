@@ -1,6 +1,11 @@
 import type { Router } from 'express';
 import {
   HoldMessageQuotaRequestSchema,
+  InternalUsageParamsSchema,
+  InternalUsageQuerySchema,
+  monthKey,
+  USAGE_INTERNAL_ROUTE,
+  type InternalUsageResponse,
   MESSAGING_INTERNAL_PATHS,
   ReleaseMessageQuotaRequestSchema,
   ReserveMessageQuotaRequestSchema,
@@ -35,6 +40,17 @@ export function quotaRoutes(router: Router, deps: { quota: MessageQuota }): void
       status: 'success',
       month: request.month,
       released: await deps.quota.release(request),
+    };
+    res.json(body);
+  });
+
+  // The gateway's getUsage: messages sent in a month (the current one unless named).
+  router.get(USAGE_INTERNAL_ROUTE, async (req, res) => {
+    const { company_id } = parseInput(InternalUsageParamsSchema, req.params);
+    const { month = monthKey() } = parseInput(InternalUsageQuerySchema, req.query);
+    const body: InternalUsageResponse = {
+      status: 'success',
+      used: await deps.quota.used(company_id, month),
     };
     res.json(body);
   });
