@@ -22,6 +22,8 @@ export interface StubRequest {
   params: Record<string, string>;
   query: Record<string, string>;
   body: unknown;
+  /** The body's bytes as they arrived, for a route whose signature covers them. */
+  text: string;
   headers: IncomingMessage['headers'];
 }
 
@@ -114,7 +116,7 @@ export async function createContractStub(
     if (checkedQuery && !checkedQuery.success) {
       return refuse(`${label}: request query ${checkedQuery.error.message}`);
     }
-    const request: StubRequest = { params: found.params, query, body, headers: req.headers };
+    const request: StubRequest = { params: found.params, query, body, text, headers: req.headers };
     calls.push({ route: label, request });
 
     let given: StubAnswer;

@@ -6,6 +6,7 @@ import {
   UpdateChannelResponseSchema,
   WEBHOOK_OPERATIONS,
   orgHeaders,
+  successResponse,
 } from '@switchboard/contracts';
 import { hashToken } from '../../src/domain/api-tokens';
 import {
@@ -31,6 +32,8 @@ let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
 let hung: Server;
 // Webhooks' list operation, checked against its contract.
 let webhooks: ContractStub;
+// Inbound's provider webhook route: what the gateway passes on of the provider's signed call.
+let inbound: ContractStub;
 
 beforeAll(async () => {
   broker = await isolatedAmqpUrl('gateway');
@@ -46,6 +49,9 @@ beforeAll(async () => {
       },
     })),
   ]);
+  inbound = await createContractStub('inbound', [
+    stubRoute(PROVIDER_WEBHOOK, () => ({ status: 200, body: { status: 'success' } })),
+  ]);
   stack = await startGatewayStack({
     dbPrefix: prefix,
     amqpUrl: broker.url,
@@ -54,6 +60,7 @@ beforeAll(async () => {
       CONTACTS_URL: 'http://127.0.0.1:1',
       CAMPAIGNS_URL: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
       WEBHOOKS_URL: webhooks.url,
+      INBOUND_URL: inbound.url,
       PROXY_TIMEOUT_MS: '1000',
     },
   });
@@ -64,11 +71,18 @@ afterAll(async () => {
   await new Promise((resolve) => hung.close(resolve));
   await stack.stop();
   await webhooks.stop();
+  await inbound.stop();
   await dropDatabasesWithPrefix(prefix);
   await broker.drop();
 });
 
 const gatewayUrl = () => stack.gateway.url;
+/** POST /webhook/svc/receive/{token}: the provider's signed webhook, which inbound answers 200. */
+const PROVIDER_WEBHOOK = {
+  method: 'post',
+  path: '/webhook/svc/receive/{token}',
+  responses: { 200: successResponse({}) },
+} as const;
 const listWebhooks = WEBHOOK_OPERATIONS.find(
   (operation) => operation.operationId === 'listWebhooks',
 )!;
@@ -276,5 +290,23 @@ describe('gateway organizations and tokens', () => {
     expect(response.status).toBe(401);
     expect(ErrorResponseSchema.parse(await response.json()).message).toBe('Invalid token');
     expect(webhooks.calls.length).toBe(before);
+  });
+
+  test('when the provider posts a signed webhook, then inbound gets its bytes and signature unchanged, for no organization', async () => {
+    // Meta escapes non-ASCII as \uXXXX and signs that text; a re-encoded body would not verify.
+    const body =
+      '{"object":"whatsapp_business_account","entry":[{"id":"1","text":"p\\u00e2tes \\ud83d\\udc4d"}]}';
+    const token = 'a'.repeat(43);
+    const response = await fetch(`${gatewayUrl()}/webhook/svc/receive/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=abc' },
+      body,
+    });
+    expect(response.status).toBe(200);
+    const passed = inbound.calls.at(-1)?.request;
+    expect(passed?.params).toEqual({ token });
+    expect(passed?.text).toBe(body);
+    expect(passed?.headers['x-hub-signature-256']).toBe('sha256=abc');
+    expect(passed?.headers['x-org-id']).toBeUndefined();
   });
 });
