@@ -49,12 +49,64 @@ const restrict = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
 });
 
+/**
+ * A service's tests start that service alone (docs/architecture.md, "How tests are shaped"):
+ * they import neither another service's code nor its test support, which would boot it. Its
+ * neighbours are contract-checked stubs (test/support/contract-stub.ts); a behaviour that needs
+ * several services is an e2e test.
+ */
+const otherServicesOf = (service) => {
+  const others = SERVICES.filter((name) => name !== service);
+  return {
+    regex: `(^|/)(services/)?(${others.join('|')})/(src|test)(/|$)|^@switchboard/(${others.join('|')})$`,
+    message: `The ${service} service's tests start ${service} alone: play a neighbour with a contract stub (test/support/contract-stub.ts), or test the behaviour across services in test/e2e.`,
+  };
+};
+
+/**
+ * Test files that still start or import other services, to be reshaped like the others; this
+ * list only shrinks.
+ */
+export const TESTS_NOT_YET_ALONE = [
+  'services/messaging/test/support/messaging-harness.ts',
+  'services/messaging/test/component/inbox.test.ts',
+  'services/messaging/test/contract/spec-wire.contract.test.ts',
+  'services/campaigns/test/component/ai-bot-responder.test.ts',
+  'services/campaigns/test/component/ai-bot-settings.test.ts',
+  'services/campaigns/test/component/automated-replies.test.ts',
+  'services/campaigns/test/component/campaigns.test.ts',
+  'services/campaigns/test/component/crash-recovery.test.ts',
+  'services/campaigns/test/component/flows-engine.test.ts',
+  'services/campaigns/test/component/flows.test.ts',
+  'services/campaigns/test/component/opt-out.test.ts',
+  'services/campaigns/test/contract/automated-replies-contract.test.ts',
+  'services/campaigns/test/contract/campaigns-contract.test.ts',
+  'services/campaigns/test/support/ai-bot-harness.ts',
+  'services/campaigns/test/support/flow-fixtures.ts',
+];
+
 export const serviceBoundaries = [
   { files: ['services/*/src/**/*.ts'], rules: restrict([otherServices]) },
   ...Object.entries(RULES).map(([folder, patterns]) => ({
     files: [`services/*/src/${folder}/**/*.ts`],
     rules: restrict([otherServices, ...patterns]),
   })),
+  ...SERVICES.map((service) => ({
+    files: [`services/${service}/test/**/*.ts`],
+    ignores: TESTS_NOT_YET_ALONE,
+    rules: restrict([otherServicesOf(service)]),
+  })),
+  {
+    // Shared test support is for every service's tests: it starts none of them in-process.
+    files: ['test/support/**/*.ts'],
+    rules: restrict([
+      {
+        regex: `(^|/)services/(${SERVICES.join('|')})/(src|test)(/|$)`,
+        message:
+          "Shared test support starts no service in-process: a service's own harness lives in its test/support, and e2e systems launch processes.",
+      },
+    ]),
+  },
   {
     files: ['packages/*/src/**/*.ts'],
     rules: restrict([

@@ -46,6 +46,11 @@ const FORBIDDEN: Array<[file: string, from: string]> = [
     '../../../messaging/src/domain/sending/send-message',
   ],
   ['packages/service-kit/src/example.ts', '../../../services/gateway/src/config'],
+  // A service's tests start that service alone.
+  ['services/contacts/test/component/example.test.ts', '../../../gateway/src/start-service'],
+  ['services/campaigns/test/component/example.test.ts', '../../../messaging/test/support/harness'],
+  ['services/gateway/test/support/example.ts', '../../../messaging/src/config'],
+  ['test/support/example.ts', '../../services/messaging/src/start-service'],
 ];
 
 const ALLOWED: Array<[file: string, from: string]> = [
@@ -55,6 +60,9 @@ const ALLOWED: Array<[file: string, from: string]> = [
   ['services/messaging/src/start-service.ts', './data-access/quota-store'],
   ['services/webhooks/src/outbound/example.ts', '@switchboard/service-kit'],
   ['services/webhooks/src/data-access/example.ts', '@switchboard/contracts'],
+  ['services/contacts/test/component/example.test.ts', '../../src/start-service'],
+  ['services/contacts/test/component/example.test.ts', '../support/contacts-harness'],
+  ['services/gateway/test/component/example.test.ts', '../../../../test/support/contract-stub'],
 ];
 
 describe('service rooms and the imports between them', () => {
