@@ -66,6 +66,8 @@ export function forwardedClient(
   const operationPath = (operation: string) => `/api/svc/${operation}`;
   return {
     organization,
+    /** The headers the gateway forwards this organization's calls with. */
+    headers: () => headersOf(),
     async get(operation: string, query: Record<string, string | number> = {}) {
       const params = new URLSearchParams();
       for (const [name, value] of Object.entries(query)) params.append(name, String(value));

@@ -4,7 +4,7 @@ import { singleKeySecretBox } from '@switchboard/service-kit';
 import {
   startMessagingSystem,
   type MessagingSystem,
-} from '../../../messaging/test/support/messaging-harness';
+} from '../support/system-harness';
 import { createAiBotSettingsStore } from '../../src/data-access/ai-bot-settings-store';
 import { updateAiBotSettings } from '../../src/domain/automation/ai-bot/manage-ai-bot-settings';
 

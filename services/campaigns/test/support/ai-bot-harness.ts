@@ -5,7 +5,7 @@ import {
   type MessageReceived,
   type MessagingSystem,
   type Organization,
-} from '../../../messaging/test/support/messaging-harness';
+} from './system-harness';
 import { assembleAiBot, type AiBot } from '../../src/assemble-ai-bot';
 import type { InboundTurn } from '../../src/domain/automation/responder';
 import { createServiceClients } from '../../src/outbound/service-clients';
