@@ -187,3 +187,19 @@ async function readText(req: IncomingMessage): Promise<string> {
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/**
+ * Runs every stop in order even when one fails (a stub that saw its contract broken), then
+ * throws the first failure: a test file must close all it started, or jest never exits.
+ */
+export async function stopInOrder(...stops: (() => Promise<unknown> | undefined)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const stop of stops) {
+    try {
+      await stop();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length > 0) throw failures[0];
+}

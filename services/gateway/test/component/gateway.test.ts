@@ -12,6 +12,7 @@ import { hashToken } from '../../src/domain/api-tokens';
 import {
   createContractStub,
   operationRoute,
+  stopInOrder,
   stubRoute,
   type ContractStub,
 } from '../../../../test/support/contract-stub';
@@ -69,11 +70,13 @@ beforeAll(async () => {
 afterAll(async () => {
   hung.closeAllConnections();
   await new Promise((resolve) => hung.close(resolve));
-  await stack.stop();
-  await webhooks.stop();
-  await inbound.stop();
-  await dropDatabasesWithPrefix(prefix);
-  await broker.drop();
+  await stopInOrder(
+    () => stack.stop(),
+    () => webhooks.stop(),
+    () => inbound.stop(),
+    () => dropDatabasesWithPrefix(prefix),
+    () => broker.drop(),
+  );
 });
 
 const gatewayUrl = () => stack.gateway.url;

@@ -14,6 +14,7 @@ import {
 import type { RunningService } from '@switchboard/service-kit';
 import {
   createContractStub,
+  stopInOrder,
   stubRoute,
   type ContractStub,
   type StubbedHandler,
@@ -152,9 +153,10 @@ export async function startGatewayStack(options: {
       }
       return CreateOrganizationResponseSchema.parse(await response.json());
     },
-    async stop() {
-      await gateway.stop();
-      await messaging.stop();
-    },
+    stop: () =>
+      stopInOrder(
+        () => gateway.stop(),
+        () => messaging.stop(),
+      ),
   };
 }

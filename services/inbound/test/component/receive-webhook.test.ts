@@ -12,6 +12,7 @@ import { startService } from '../../src/start-service';
 import { createInboundEventStore } from '../../src/data-access/inbound-event-store';
 import {
   createContractStub,
+  stopInOrder,
   stubRoute,
   type ContractStub,
 } from '../../../../test/support/contract-stub';
@@ -105,11 +106,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await amqp?.close();
-  await inbound?.stop();
-  await messaging?.stop();
-  await dropDatabasesWithPrefix(prefix);
-  await vhost?.drop();
+  await stopInOrder(
+    () => amqp?.close(),
+    () => inbound?.stop(),
+    () => messaging?.stop(),
+    () => dropDatabasesWithPrefix(prefix),
+    () => vhost?.drop(),
+  );
 });
 
 const token = () => new URL(org.channel.inbound_url).pathname.split('/').pop()!;

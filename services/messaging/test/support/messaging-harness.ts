@@ -18,6 +18,7 @@ import {
 } from '@switchboard/contracts';
 import { createSimulator, silentLogger, type Simulator } from '@switchboard/provider-simulator';
 import type { RunningService } from '@switchboard/service-kit';
+import { stopInOrder } from '../../../../test/support/contract-stub';
 import { actingOrganization, forwardedClient } from '../../../../test/support/forwarded-client';
 import {
   MONGODB_URL,
@@ -303,15 +304,16 @@ export async function startMessagingSystem(
     messagingInternal: (path, body) => internalCall('POST', path, body),
     messagingAdmin: internalCall,
     publish,
-    async stop() {
-      await amqp.close().catch(() => undefined);
-      await running.stop();
-      await inbound.stop();
-      await simulator.stop();
-      await contacts.stop();
-      await dropDatabasesWithPrefix(dbPrefix);
-      await vhost.drop();
-    },
+    stop: () =>
+      stopInOrder(
+        () => amqp.close(),
+        () => running.stop(),
+        () => inbound.stop(),
+        () => simulator.stop(),
+        () => contacts.stop(),
+        () => dropDatabasesWithPrefix(dbPrefix),
+        () => vhost.drop(),
+      ),
   };
 }
 
