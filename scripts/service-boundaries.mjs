@@ -73,6 +73,33 @@ const restrict = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
 });
 
+/**
+ * A service's tests start that service alone (docs/architecture.md, "How tests are shaped"):
+ * they import neither another service's code nor its test support, which would boot it. Its
+ * neighbours are contract-checked stubs (test/support/contract-stub.ts); a behaviour that needs
+ * several services is an e2e test.
+ */
+const otherServicesOf = (service) => {
+  const others = SERVICES.filter((name) => name !== service);
+  return {
+    regex: `(^|/)(services/)?(${others.join('|')})/(src|test)(/|$)|^@switchboard/(${others.join('|')})$`,
+    message: `The ${service} service's tests start ${service} alone: play a neighbour with a contract stub (test/support/contract-stub.ts), or test the behaviour across services in test/e2e.`,
+  };
+};
+
+/**
+ * Test files that still import other services or their test support, to be reshaped like the
+ * others; the list is exact (a unit test checks each still does) and only shrinks.
+ */
+export const TESTS_NOT_YET_ALONE = [
+  // Every service a campaign's message passes through, in-process; campaigns' component and
+  // contract tests still run on it.
+  'services/campaigns/test/support/system-harness.ts',
+  'services/messaging/test/component/channel-credentials.test.ts',
+  'services/messaging/test/component/inbox.test.ts',
+  'services/messaging/test/contract/spec-wire.contract.test.ts',
+];
+
 export const serviceBoundaries = [
   { files: ['services/*/src/**/*.ts'], rules: restrict([otherServices]) },
   ...Object.entries(RULES).map(([folder, patterns]) => ({
@@ -91,6 +118,22 @@ export const serviceBoundaries = [
       })),
     ]),
   ),
+  ...SERVICES.map((service) => ({
+    files: [`services/${service}/test/**/*.ts`],
+    ignores: TESTS_NOT_YET_ALONE,
+    rules: restrict([otherServicesOf(service)]),
+  })),
+  {
+    // Shared test support is for every service's tests: it starts none of them in-process.
+    files: ['test/support/**/*.ts'],
+    rules: restrict([
+      {
+        regex: `(^|/)services/(${SERVICES.join('|')})/(src|test)(/|$)`,
+        message:
+          "Shared test support starts no service in-process: a service's own harness lives in its test/support, and e2e systems launch processes.",
+      },
+    ]),
+  },
   {
     files: ['packages/*/src/**/*.ts'],
     rules: restrict([

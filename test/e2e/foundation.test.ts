@@ -1,12 +1,14 @@
 import { createHmac } from 'node:crypto';
+import mongoose from 'mongoose';
 import {
   ErrorResponseSchema,
   INTERNAL_SECRET_HEADER,
   MeResponseSchema,
+  UpdateChannelResponseSchema,
 } from '@switchboard/contracts';
 import type { LaunchedSystem } from '../../scripts/launcher';
 import { startE2eSystem, type E2eSystem } from '../support/e2e-system';
-import { jsonBody } from '../support/test-infra';
+import { MONGODB_URL, jsonBody } from '../support/test-infra';
 
 jest.setTimeout(120_000);
 
@@ -181,5 +183,91 @@ describe('the whole system, every service its own process, through the gateway',
     const all = output.join('\n');
     expect(all).not.toContain(adminToken);
     expect(all).not.toContain(internalSecret);
+  });
+});
+
+describe("the admin's organizations and channels, from the gateway to messaging's store", () => {
+  const admin = (path: string, init: RequestInit = {}) =>
+    fetch(gateway + path, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        'content-type': 'application/json',
+        ...init.headers,
+      },
+    });
+  const newOrganization = () => createOrganization('Channel Co');
+  /** The channel messaging stored for the organization, read straight from its database. */
+  async function storedChannel(company_id: number) {
+    const connection = await mongoose.createConnection(MONGODB_URL).asPromise();
+    try {
+      return await connection
+        .useDb(`${e2e.dbPrefix}messaging`)
+        .collection('channels')
+        .findOne({ company_id });
+    } finally {
+      await connection.close();
+    }
+  }
+  const refusal = async (response: Response) => ({
+    ...ErrorResponseSchema.parse(await response.json()),
+    httpStatus: response.status,
+  });
+
+  test('when an organization is created, then its channel is provisioned and shown once', async () => {
+    const { organization, channel } = await newOrganization();
+    expect(channel.inbound_url).toMatch(
+      new RegExp(`^${gateway}/webhook/svc/receive/[A-Za-z0-9_-]{43}$`),
+    );
+    const stored = await storedChannel(organization.company_id);
+    expect(stored).toMatchObject({
+      phone_number_id: channel.phone_number_id,
+      app_secret_sealed: expect.stringMatching(/^v2\./),
+      verify_token_sealed: expect.stringMatching(/^v2\./),
+    });
+    expect(JSON.stringify(stored)).not.toContain(channel.app_secret);
+    expect(JSON.stringify(stored)).not.toContain(channel.verify_token);
+  });
+
+  test('when the admin points a channel at Meta, then it is stored, its token only sealed, and no secret is echoed', async () => {
+    const { organization } = await newOrganization();
+    const before = await storedChannel(organization.company_id);
+    const response = await admin(`/admin/organizations/${organization.company_id}/channel`, {
+      method: 'PUT',
+      body: JSON.stringify({
+        provider_base_url: 'https://graph.facebook.com',
+        api_version: 'v24.0',
+        phone_number_id: '106540352242922',
+        access_token: 'EAAG-secret-token',
+      }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).not.toContain('EAAG-secret-token');
+    const { channel } = UpdateChannelResponseSchema.parse(JSON.parse(text));
+    expect(channel).toMatchObject({
+      provider_base_url: 'https://graph.facebook.com',
+      phone_number_id: '106540352242922',
+    });
+    const stored = await storedChannel(organization.company_id);
+    expect(stored?.access_token_sealed).toMatch(/^v2\./);
+    expect(stored?.access_token_sealed).not.toBe(before?.access_token_sealed);
+    expect(JSON.stringify(stored)).not.toContain('EAAG-secret-token');
+  });
+
+  test("when a channel takes another organization's phone_number_id, then 409 names it and nothing changes", async () => {
+    const first = await newOrganization();
+    const second = await newOrganization();
+    const response = await admin(`/admin/organizations/${second.organization.company_id}/channel`, {
+      method: 'PUT',
+      body: JSON.stringify({ phone_number_id: first.channel.phone_number_id }),
+    });
+    const answer = await refusal(response);
+    expect(answer).toMatchObject({ httpStatus: 409, code: 'conflict' });
+    expect(answer.message).toBe(
+      `phone_number_id ${first.channel.phone_number_id} belongs to another organization's channel`,
+    );
+    const stored = await storedChannel(second.organization.company_id);
+    expect(stored?.phone_number_id).toBe(second.channel.phone_number_id);
   });
 });

@@ -4,7 +4,7 @@ import {
   uniquePhone,
   type MessagingSystem,
   type Organization,
-} from '../../../messaging/test/support/messaging-harness';
+} from '../support/system-harness';
 import type { AiBot } from '../../src/assemble-ai-bot';
 import {
   aiBotOf,

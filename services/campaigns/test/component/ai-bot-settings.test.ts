@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AIBotSettingsResponseSchema } from '@switchboard/contracts';
 import { singleKeySecretBox } from '@switchboard/service-kit';
-import {
-  startMessagingSystem,
-  type MessagingSystem,
-} from '../../../messaging/test/support/messaging-harness';
+import { startMessagingSystem, type MessagingSystem } from '../support/system-harness';
 import { createAiBotSettingsStore } from '../../src/data-access/automation/ai-bot-settings-store';
 import { updateAiBotSettings } from '../../src/domain/automation/ai-bot/manage-ai-bot-settings';
 

@@ -14,7 +14,7 @@ import {
   waitFor,
   type MessagingSystem,
   type Organization,
-} from '../../../messaging/test/support/messaging-harness';
+} from '../support/system-harness';
 
 jest.setTimeout(90_000);
 

@@ -23,7 +23,7 @@ import {
   uniquePhone,
   type MessagingSystem,
   type Organization,
-} from '../../../messaging/test/support/messaging-harness';
+} from '../support/system-harness';
 import { callApi, orderFlow } from '../support/flow-fixtures';
 
 jest.setTimeout(90_000);

@@ -10,7 +10,7 @@ import {
   startMessagingSystem,
   type MessagingSystem,
   type Organization,
-} from '../../../messaging/test/support/messaging-harness';
+} from '../support/system-harness';
 import { callApi, orderFlow } from '../support/flow-fixtures';
 
 jest.setTimeout(90_000);

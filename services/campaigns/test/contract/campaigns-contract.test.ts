@@ -14,7 +14,7 @@ import {
   uniquePhone,
   waitFor,
   type MessagingSystem,
-} from '../../../messaging/test/support/messaging-harness';
+} from '../support/system-harness';
 
 jest.setTimeout(60_000);
 

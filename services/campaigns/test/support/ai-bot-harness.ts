@@ -1,11 +1,7 @@
 import { Writable } from 'node:stream';
 import { ContactResponseSchema, type Contact, type OrgContext } from '@switchboard/contracts';
 import { createLogger } from '@switchboard/service-kit';
-import {
-  type MessageReceived,
-  type MessagingSystem,
-  type Organization,
-} from '../../../messaging/test/support/messaging-harness';
+import { type MessageReceived, type MessagingSystem, type Organization } from './system-harness';
 import { assembleAiBot, type AiBot } from '../../src/assemble-ai-bot';
 import type { InboundTurn } from '../../src/domain/automation/responder';
 import { createServiceClients } from '../../src/outbound/service-clients';

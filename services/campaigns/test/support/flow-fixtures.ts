@@ -1,6 +1,6 @@
 import type { AddFlowRequestInput } from '@switchboard/contracts';
 import { jsonBody, type LooseJson } from '../../../../test/support/test-infra';
-import type { Organization } from '../../../messaging/test/support/messaging-harness';
+import type { Organization } from './system-harness';
 
 /** Any method on `/api/svc/<operation>` through the gateway, the token in the JSON body. */
 export async function callApi(

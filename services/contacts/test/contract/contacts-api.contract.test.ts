@@ -8,6 +8,7 @@ import {
   ErrorResponseSchema,
   GroupSchema,
   ResolveContactResponseSchema,
+  buildOpenApiDocument,
   type Contact,
   type HttpMethod,
   type Operation,
@@ -145,9 +146,8 @@ describe('public operations answer what the contracts document', () => {
     expectError(await api.send('PUT', 'addGroup', { name: 'Other' }), 405, 'method_not_allowed');
   });
 
-  test('when the gateway serves its OpenAPI document, then every contacts operation is in it', async () => {
-    const response = await fetch(`${system.stack.gateway.url}/api/svc/openapi.json`);
-    const document = (await response.json()) as {
+  test('when the OpenAPI document the gateway serves is built, then every contacts operation is in it', () => {
+    const document = buildOpenApiDocument() as unknown as {
       paths: Record<string, Record<string, { operationId: string }>>;
     };
     for (const operation of CONTACTS_OPERATIONS) {

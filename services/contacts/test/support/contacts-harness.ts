@@ -1,6 +1,10 @@
 import { INTERNAL_SECRET_HEADER, orgHeaders, type Plan } from '@switchboard/contracts';
 import type { RunningService } from '@switchboard/service-kit';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import {
+  actingOrganization,
+  forwardedClient,
+  type ActingOrganization,
+} from '../../../../test/support/forwarded-client';
 import {
   MONGODB_URL,
   dropDatabasesWithPrefix,
@@ -22,47 +26,38 @@ async function answer(response: Response): Promise<Answer> {
   return { status: response.status, body: await jsonBody(response) };
 }
 
-/** Calls `/api/svc/*` through the gateway with one organization's token, as a customer would. */
-export function apiClient(gatewayUrl: string, token: string) {
-  const url = (operation: string) => `${gatewayUrl}/api/svc/${operation}`;
+/**
+ * Calls contacts' `/api/svc/*` operations for one organization as the gateway forwards a
+ * customer's call (the gateway's token check and routing are the gateway's tests).
+ */
+export function apiClient(contactsUrl: string, internalSecret: string, org: ActingOrganization) {
+  const client = forwardedClient(contactsUrl, internalSecret, org);
+  const plain = async (call: Promise<Answer>): Promise<Answer> => {
+    const { status, body } = await call;
+    return { status, body };
+  };
   return {
-    async get(operation: string, query: Record<string, string | number> = {}): Promise<Answer> {
-      const params = new URLSearchParams({ token });
-      for (const [name, value] of Object.entries(query)) params.append(name, String(value));
-      return answer(await fetch(`${url(operation)}?${params}`));
-    },
-    /** JSON body with the token in it (the published API authentication). */
-    async send(method: string, operation: string, body: unknown = {}): Promise<Answer> {
-      const payload = typeof body === 'object' && body !== null ? { ...body, token } : body;
-      return answer(
-        await fetch(url(operation), {
-          method,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(payload),
-        }),
-      );
-    },
+    get: (operation: string, query: Record<string, string | number> = {}) =>
+      plain(client.get(operation, query)),
+    /** A JSON body. */
+    send: (method: string, operation: string, body: unknown = {}) =>
+      plain(client.send(method, operation, body)),
     /** A form-encoded body, e.g. `name=Ana&custom[city]=Rome`. */
-    async form(method: string, operation: string, form: string): Promise<Answer> {
-      return answer(
-        await fetch(url(operation), {
-          method,
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: `token=${encodeURIComponent(token)}&${form}`,
-        }),
-      );
-    },
+    form: (method: string, operation: string, form: string) =>
+      plain(client.form(method, operation, form)),
   };
 }
 export type ApiClient = ReturnType<typeof apiClient>;
 
 export interface ContactsSystem {
   contacts: RunningService<ContactsConfig>;
-  /** The gateway, with messaging, which it needs to create organizations. */
-  stack: GatewayStack;
   internalSecret: string;
   amqpUrl: string;
-  newOrganization(plan?: Plan): Promise<{ company_id: number; api: ApiClient }>;
+  newOrganization(
+    plan?: Plan,
+  ): Promise<{ company_id: number; organization: ActingOrganization; api: ApiClient }>;
+  /** The headers the gateway forwards a call of this organization with. */
+  forwardedHeaders(organization: ActingOrganization): Record<string, string>;
   /** Calls contacts directly, stating the organization as the gateway would. */
   direct(
     method: string,
@@ -75,7 +70,11 @@ export interface ContactsSystem {
   stop(): Promise<void>;
 }
 
-/** Contacts and the gateway in-process, on a database prefix and a RabbitMQ vhost of their own. */
+/**
+ * Contacts alone, in-process, on a database prefix and a RabbitMQ vhost of its own. Contacts
+ * calls no other service; its callers (the gateway, messaging, campaigns) are played by the
+ * test, with the headers and bodies the contracts give them.
+ */
 export async function startContactsSystem(
   label: string,
   env: Record<string, string> = {},
@@ -94,24 +93,21 @@ export async function startContactsSystem(
       ...env,
     }),
   );
-  const stack = await startGatewayStack({
-    dbPrefix: prefix,
-    amqpUrl: broker.url,
-    internalSecret,
-    gatewayEnv: { CONTACTS_URL: contacts.url, PROXY_TIMEOUT_MS: '30000' },
-  });
 
   return {
     contacts,
-    stack,
     internalSecret,
     amqpUrl: broker.url,
     async newOrganization(plan: Plan = 'free') {
-      const created = await stack.createOrganization(plan);
+      const organization = actingOrganization(plan);
       return {
-        company_id: created.organization.company_id,
-        api: apiClient(stack.gateway.url, created.token),
+        company_id: organization.company_id,
+        organization,
+        api: apiClient(contacts.url, internalSecret, organization),
       };
+    },
+    forwardedHeaders(organization) {
+      return { [INTERNAL_SECRET_HEADER]: internalSecret, ...orgHeaders(organization) };
     },
     async direct(method, path, organization, body) {
       return answer(
@@ -136,7 +132,6 @@ export async function startContactsSystem(
       );
     },
     async stop() {
-      await stack.stop();
       await contacts.stop();
       await dropDatabasesWithPrefix(prefix);
       await broker.drop();

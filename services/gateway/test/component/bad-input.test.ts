@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { ErrorResponseSchema } from '@switchboard/contracts';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import { startGatewayStack, type GatewayStack } from '../support/gateway-harness';
 import {
   dropDatabasesWithPrefix,
   isolatedAmqpUrl,
@@ -18,7 +18,8 @@ beforeAll(async () => {
   stack = await startGatewayStack({
     dbPrefix: prefix,
     amqpUrl: broker.url,
-    // Only messaging runs: whatever the edge refuses must never need the owner to answer.
+    // No owner answers (messaging is a stub without these routes): whatever the edge refuses
+    // must never need the owner to answer.
     gatewayEnv: {
       CONTACTS_URL: NOWHERE,
       CAMPAIGNS_URL: NOWHERE,
@@ -144,32 +145,5 @@ describe('methods a path does not take', () => {
     const response = await call('OPTIONS', '/api/svc/getContacts');
     expect(response.status).toBe(204);
     expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
-  });
-});
-
-describe('duplicate keys', () => {
-  test("when a channel takes another organization's phone_number_id, then 409 names it and nothing changes", async () => {
-    const first = await stack.createOrganization();
-    const second = await stack.createOrganization();
-    const response = await fetch(
-      `${stack.gateway.url}/admin/organizations/${second.organization.company_id}/channel`,
-      {
-        method: 'PUT',
-        headers: {
-          authorization: `Bearer ${stack.adminToken}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ phone_number_id: first.channel.phone_number_id }),
-      },
-    );
-    const answer = await refusal(response);
-    expect(answer).toMatchObject({ httpStatus: 409, code: 'conflict' });
-    expect(answer.message).toBe(
-      `phone_number_id ${first.channel.phone_number_id} belongs to another organization's channel`,
-    );
-    const stored = await stack.messaging.db
-      .collection('channels')
-      .findOne({ company_id: second.organization.company_id });
-    expect(stored?.phone_number_id).toBe(second.channel.phone_number_id);
   });
 });

@@ -5,9 +5,19 @@ import {
   ErrorResponseSchema,
   UpdateChannelResponseSchema,
   UsageResponseSchema,
+  WEBHOOK_OPERATIONS,
+  orgHeaders,
+  successResponse,
 } from '@switchboard/contracts';
 import { hashToken } from '../../src/domain/api-tokens';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import {
+  createContractStub,
+  operationRoute,
+  stopInOrder,
+  stubRoute,
+  type ContractStub,
+} from '../../../../test/support/contract-stub';
+import { startGatewayStack, type GatewayStack } from '../support/gateway-harness';
 import {
   dropDatabasesWithPrefix,
   isolatedAmqpUrl,
@@ -22,11 +32,28 @@ let stack: GatewayStack;
 let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
 // Takes connections and requests and never answers: campaigns is "hung".
 let hung: Server;
+// Webhooks' list operation, checked against its contract.
+let webhooks: ContractStub;
+// Inbound's provider webhook route: what the gateway passes on of the provider's signed call.
+let inbound: ContractStub;
 
 beforeAll(async () => {
   broker = await isolatedAmqpUrl('gateway');
   hung = createServer(() => undefined);
   await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  webhooks = await createContractStub('webhooks', [
+    stubRoute(operationRoute(listWebhooks), () => ({
+      status: 200,
+      body: {
+        status: 'success',
+        webhooks: [],
+        meta: { total: 0, page: 1, per_page: 20, next_page: null },
+      },
+    })),
+  ]);
+  inbound = await createContractStub('inbound', [
+    stubRoute(PROVIDER_WEBHOOK, () => ({ status: 200, body: { status: 'success' } })),
+  ]);
   stack = await startGatewayStack({
     dbPrefix: prefix,
     amqpUrl: broker.url,
@@ -34,6 +61,8 @@ beforeAll(async () => {
     gatewayEnv: {
       CONTACTS_URL: 'http://127.0.0.1:1',
       CAMPAIGNS_URL: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+      WEBHOOKS_URL: webhooks.url,
+      INBOUND_URL: inbound.url,
       PROXY_TIMEOUT_MS: '1000',
     },
   });
@@ -42,12 +71,25 @@ beforeAll(async () => {
 afterAll(async () => {
   hung.closeAllConnections();
   await new Promise((resolve) => hung.close(resolve));
-  await stack.stop();
-  await dropDatabasesWithPrefix(prefix);
-  await broker.drop();
+  await stopInOrder(
+    () => stack.stop(),
+    () => webhooks.stop(),
+    () => inbound.stop(),
+    () => dropDatabasesWithPrefix(prefix),
+    () => broker.drop(),
+  );
 });
 
 const gatewayUrl = () => stack.gateway.url;
+/** POST /webhook/svc/receive/{token}: the provider's signed webhook, which inbound answers 200. */
+const PROVIDER_WEBHOOK = {
+  method: 'post',
+  path: '/webhook/svc/receive/{token}',
+  responses: { 200: successResponse({}) },
+} as const;
+const listWebhooks = WEBHOOK_OPERATIONS.find(
+  (operation) => operation.operationId === 'listWebhooks',
+)!;
 
 const admin = (path: string, init: RequestInit = {}) =>
   fetch(gatewayUrl() + path, {
@@ -71,26 +113,24 @@ describe('gateway organizations and tokens', () => {
     expect(JSON.stringify(stored)).not.toContain(token);
   });
 
-  test('when an organization is created, then its channel is provisioned and shown once', async () => {
+  test('when an organization is created, then messaging is asked for its channel and the answer shows it once', async () => {
     const { organization, channel } = await newOrganization();
-    expect(channel.inbound_url).toMatch(
-      new RegExp(`^http://127\\.0\\.0\\.1:8080/webhook/svc/receive/[A-Za-z0-9_-]{43}$`),
-    );
-    const stored = await stack.messaging.db
-      .collection('channels')
-      .findOne({ company_id: organization.company_id });
-    expect(stored).toMatchObject({
-      phone_number_id: channel.phone_number_id,
-      app_secret_sealed: expect.stringMatching(/^v2\./),
-      verify_token_sealed: expect.stringMatching(/^v2\./),
+    const asked = stack.messaging.calls.filter((call) => call.route === 'POST /internal/channels');
+    expect(asked.map((call) => call.request.body)).toContainEqual({
+      company_id: organization.company_id,
+      name: organization.name,
     });
+    expect(channel).toEqual(stack.channels.get(organization.company_id));
+    const stored = await stack.gateway.db
+      .collection('organizations')
+      .findOne({ company_id: organization.company_id });
     expect(JSON.stringify(stored)).not.toContain(channel.app_secret);
     expect(JSON.stringify(stored)).not.toContain(channel.verify_token);
   });
 
   test('when messaging cannot provision the channel, then creation answers 503 and leaves no organization', async () => {
     const before = await stack.gateway.db.collection('organizations').countDocuments();
-    await stack.messaging.stop();
+    await stack.messaging.close();
     try {
       const response = await admin('/admin/organizations', {
         method: 'POST',
@@ -102,36 +142,36 @@ describe('gateway organizations and tokens', () => {
         await stack.gateway.db.collection('api_tokens').countDocuments({ company_id: before + 1 }),
       ).toBe(0);
     } finally {
-      await stack.restartMessaging();
+      await stack.messaging.reopen();
     }
   });
 
-  test('when the admin points a channel at Meta, then it is stored, its token only sealed, and no secret is echoed', async () => {
+  test('when the admin points a channel at Meta, then the changes go to messaging as given and its answer is shown', async () => {
     const { organization } = await newOrganization();
-    const storedChannel = () =>
-      stack.messaging.db.collection('channels').findOne({ company_id: organization.company_id });
-    const before = await storedChannel();
+    const changes = {
+      provider_base_url: 'https://graph.facebook.com',
+      api_version: 'v24.0',
+      phone_number_id: '106540352242922',
+      access_token: 'EAAG-secret-token',
+    };
     const response = await admin(`/admin/organizations/${organization.company_id}/channel`, {
       method: 'PUT',
-      body: JSON.stringify({
-        provider_base_url: 'https://graph.facebook.com',
-        api_version: 'v24.0',
-        phone_number_id: '106540352242922',
-        access_token: 'EAAG-secret-token',
-      }),
+      body: JSON.stringify(changes),
     });
     expect(response.status).toBe(200);
-    const text = await response.text();
-    expect(text).not.toContain('EAAG-secret-token');
-    const { channel } = UpdateChannelResponseSchema.parse(JSON.parse(text));
+    const { channel } = UpdateChannelResponseSchema.parse(await response.json());
     expect(channel).toMatchObject({
+      company_id: organization.company_id,
       provider_base_url: 'https://graph.facebook.com',
       phone_number_id: '106540352242922',
     });
-    const stored = await storedChannel();
-    expect(stored?.access_token_sealed).toMatch(/^v2\./);
-    expect(stored?.access_token_sealed).not.toBe(before?.access_token_sealed);
-    expect(JSON.stringify(stored)).not.toContain('EAAG-secret-token');
+    const asked = stack.messaging.calls.filter(
+      (call) => call.route === 'PUT /internal/channels/{company_id}',
+    );
+    expect(asked.at(-1)?.request).toMatchObject({
+      params: { company_id: String(organization.company_id) },
+      body: changes,
+    });
   });
 
   test('when a channel update is invalid or for an unknown organization, then 422 or 404', async () => {
@@ -248,5 +288,46 @@ describe('gateway organizations and tokens', () => {
       body: '{"token": ',
     });
     expect(response.status).toBe(400);
+  });
+
+  test('when a token is valid, then /developer/webhooks reaches webhooks with the organization in trusted headers and no token', async () => {
+    const { token, organization } = await newOrganization('standard');
+    const response = await fetch(`${gatewayUrl()}/developer/webhooks?token=${token}`);
+    expect(response.status).toBe(200);
+    const forwarded = webhooks.calls.at(-1)?.request;
+    expect(forwarded?.headers).toMatchObject(
+      orgHeaders({
+        company_id: organization.company_id,
+        plan: 'standard',
+        plan_started_at: new Date(organization.plan_started_at),
+      }),
+    );
+    expect(forwarded?.query).toEqual({});
+  });
+
+  test('when the token is wrong, then the gateway answers 401 and the webhooks service is not asked', async () => {
+    const before = webhooks.calls.length;
+    const response = await fetch(`${gatewayUrl()}/developer/webhooks?token=not-a-token`);
+    expect(response.status).toBe(401);
+    expect(ErrorResponseSchema.parse(await response.json()).message).toBe('Invalid token');
+    expect(webhooks.calls.length).toBe(before);
+  });
+
+  test('when the provider posts a signed webhook, then inbound gets its bytes and signature unchanged, for no organization', async () => {
+    // Meta escapes non-ASCII as \uXXXX and signs that text; a re-encoded body would not verify.
+    const body =
+      '{"object":"whatsapp_business_account","entry":[{"id":"1","text":"p\\u00e2tes \\ud83d\\udc4d"}]}';
+    const token = 'a'.repeat(43);
+    const response = await fetch(`${gatewayUrl()}/webhook/svc/receive/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=abc' },
+      body,
+    });
+    expect(response.status).toBe(200);
+    const passed = inbound.calls.at(-1)?.request;
+    expect(passed?.params).toEqual({ token });
+    expect(passed?.text).toBe(body);
+    expect(passed?.headers['x-hub-signature-256']).toBe('sha256=abc');
+    expect(passed?.headers['x-org-id']).toBeUndefined();
   });
 });

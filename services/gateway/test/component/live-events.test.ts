@@ -9,7 +9,7 @@ import {
 import { Broker, createLogger, type RunningService } from '@switchboard/service-kit';
 import { gatewayConfigSchema, type GatewayConfig } from '../../src/config';
 import { startService as startGateway } from '../../src/start-service';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import { startGatewayStack, type GatewayStack } from '../support/gateway-harness';
 import { callGateway, signIn, type SignedInSession } from '../../../../test/support/console-client';
 import {
   openLiveStream,

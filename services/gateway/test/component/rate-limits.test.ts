@@ -1,5 +1,5 @@
 import { ErrorResponseSchema, PLAN_REQUEST_RATES } from '@switchboard/contracts';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import { startGatewayStack, type GatewayStack } from '../support/gateway-harness';
 import { startService as startGateway } from '../../src/start-service';
 import {
   dropDatabasesWithPrefix,

@@ -13,7 +13,7 @@ import {
 import type { RunningService } from '@switchboard/service-kit';
 import { gatewayConfigSchema, type GatewayConfig } from '../../src/config';
 import { startService as startGateway } from '../../src/start-service';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import { startGatewayStack, type GatewayStack } from '../support/gateway-harness';
 import {
   callGateway,
   invitationOf,

@@ -2,20 +2,25 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib';
 import {
   EXCHANGES,
+  InboundChannelResponseSchema,
   ProviderEventMessageSchema,
-  type CreateOrganizationResponse,
   type ProviderEventMessage,
 } from '@switchboard/contracts';
 import type { RunningService } from '@switchboard/service-kit';
 import { inboundConfigSchema, type InboundConfig } from '../../src/config';
 import { startService } from '../../src/start-service';
 import { createInboundEventStore } from '../../src/data-access/inbound-event-store';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import {
+  createContractStub,
+  stopInOrder,
+  stubRoute,
+  type ContractStub,
+} from '../../../../test/support/contract-stub';
 import {
   MONGODB_URL,
   dropDatabasesWithPrefix,
-  freePortBlock,
   isolatedAmqpUrl,
+  randomSecret,
   uniquePrefix,
 } from '../../../../test/support/test-infra';
 
@@ -23,29 +28,61 @@ jest.setTimeout(30_000);
 
 const prefix = uniquePrefix('inbound');
 let vhost: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
-let stack: GatewayStack;
+/** Messaging's channel lookup, played by a contract-checked stub. */
+let messaging: ContractStub;
 let inbound: RunningService<InboundConfig>;
-let org: CreateOrganizationResponse;
 let amqp: ChannelModel;
 let tap: AmqpChannel;
 const published: { routingKey: string; message: ProviderEventMessage }[] = [];
 
+/** The organization's channel as messaging provisioned it (the admin saw it once). */
+const org = {
+  organization: { company_id: 7 },
+  channel: {
+    inbound_url: `http://127.0.0.1:8080/webhook/svc/receive/${randomBytes(32).toString('base64url')}`,
+    app_secret: randomSecret(),
+    verify_token: randomSecret(),
+    phone_number_id: '106540352242922',
+    display_phone_number: '+1 555 0100',
+  },
+};
+
+/** GET /internal/channels/by-inbound-token/{token}: inbound → messaging. */
+const CHANNEL_BY_INBOUND_TOKEN = {
+  method: 'get',
+  path: '/internal/channels/by-inbound-token/{token}',
+  responses: { 200: InboundChannelResponseSchema },
+} as const;
+
 beforeAll(async () => {
   vhost = await isolatedAmqpUrl('inbound');
-  const inboundPort = await freePortBlock(1);
-  stack = await startGatewayStack({
-    dbPrefix: prefix,
-    amqpUrl: vhost.url,
-    gatewayEnv: { INBOUND_URL: `http://127.0.0.1:${inboundPort}` },
-  });
+  messaging = await createContractStub('messaging', [
+    stubRoute(CHANNEL_BY_INBOUND_TOKEN, ({ params }) =>
+      params.token === token()
+        ? {
+            status: 200,
+            body: {
+              status: 'success',
+              channel: {
+                company_id: org.organization.company_id,
+                app_secret: org.channel.app_secret,
+                verify_token: org.channel.verify_token,
+                phone_number_id: org.channel.phone_number_id,
+                waba_id: '1'.repeat(15),
+              },
+            },
+          }
+        : { status: 404, body: { status: 'error', message: 'No channel' } },
+    ),
+  ]);
   inbound = await startService(
     inboundConfigSchema.parse({
-      PORT: String(inboundPort),
+      PORT: '0',
       MONGODB_URL,
       MONGODB_DB_PREFIX: prefix,
       AMQP_URL: vhost.url,
-      INTERNAL_API_SECRET: stack.internalSecret,
-      MESSAGING_URL: stack.messaging.url,
+      INTERNAL_API_SECRET: randomSecret(),
+      MESSAGING_URL: messaging.url,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       CHANNEL_CACHE_TTL_MS: '0',
       RELAY_INTERVAL_MS: '200',
@@ -53,7 +90,6 @@ beforeAll(async () => {
       RELAY_GRACE_MS: '10000',
     }),
   );
-  org = await stack.createOrganization('standard', 'Inbound Co');
 
   amqp = await connect(vhost.url);
   tap = await amqp.createChannel();
@@ -70,16 +106,17 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await amqp?.close();
-  await inbound?.stop();
-  await stack?.stop();
-  await dropDatabasesWithPrefix(prefix);
-  await vhost?.drop();
+  await stopInOrder(
+    () => amqp?.close(),
+    () => inbound?.stop(),
+    () => messaging?.stop(),
+    () => dropDatabasesWithPrefix(prefix),
+    () => vhost?.drop(),
+  );
 });
 
 const token = () => new URL(org.channel.inbound_url).pathname.split('/').pop()!;
 const directUrl = () => `${inbound.url}/webhook/svc/receive/${token()}`;
-const viaGateway = () => `${stack.gateway.url}/webhook/svc/receive/${token()}`;
 const sign = (body: string, secret = org.channel.app_secret) =>
   'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 
@@ -124,7 +161,7 @@ const post = (url: string, body: string, signature = sign(body)) =>
 describe('inbound webhook (the published inbound webhook)', () => {
   test('when the provider verifies the URL with the right token, then the challenge is echoed', async () => {
     const query = `hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${org.channel.verify_token}`;
-    const response = await fetch(`${viaGateway()}?${query}`);
+    const response = await fetch(`${directUrl()}?${query}`);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('1158201444');
   });
@@ -140,9 +177,9 @@ describe('inbound webhook (the published inbound webhook)', () => {
     expect(unknown.status).toBe(404);
   });
 
-  test('when a signed webhook arrives through the gateway, then it is stored and each kind is published', async () => {
+  test('when a signed webhook arrives, then it is stored and each kind is published', async () => {
     const body = webhookBody("J'ai mangé des pâtes みどりいろ 👍");
-    const response = await post(viaGateway(), body);
+    const response = await post(directUrl(), body);
     expect(response.status).toBe(200);
 
     const mine = (p: { message: ProviderEventMessage }) =>
@@ -228,7 +265,7 @@ describe('inbound webhook (the published inbound webhook)', () => {
   });
 
   test('when messaging is down, then a channel seen before is still verified and accepted', async () => {
-    await stack.messaging.stop();
+    await messaging.close();
     try {
       const body = webhookBody('while messaging sleeps');
       const response = await post(directUrl(), body);
@@ -236,7 +273,7 @@ describe('inbound webhook (the published inbound webhook)', () => {
       const forged = await post(directUrl(), body, sign(body, 'wrong'));
       expect(forged.status).toBe(403);
     } finally {
-      await stack.restartMessaging();
+      await messaging.reopen();
     }
   });
 
@@ -261,7 +298,7 @@ describe('inbound webhook (the published inbound webhook)', () => {
     expect(JSON.stringify(copies)).not.toContain(secrets.app_secret);
     expect(copies.every((copy) => /^v2\./.test(String(copy.app_secret_sealed)))).toBe(true);
 
-    await stack.messaging.stop();
+    await messaging.close();
     try {
       const challenge = `${inbound.url}/webhook/svc/receive/${oldToken}?hub.mode=subscribe&hub.challenge=42`;
       const verified = await fetch(`${challenge}&hub.verify_token=${secrets.verify_token}`);
@@ -269,7 +306,7 @@ describe('inbound webhook (the published inbound webhook)', () => {
       expect(await verified.text()).toBe('42');
       expect((await fetch(`${challenge}&hub.verify_token=wrong`)).status).toBe(403);
     } finally {
-      await stack.restartMessaging();
+      await messaging.reopen();
     }
   });
 

@@ -10,7 +10,7 @@ import {
   uniquePhone,
   type MessagingSystem,
   type Organization,
-} from '../support/messaging-harness';
+} from '../../../campaigns/test/support/system-harness';
 
 jest.setTimeout(90_000);
 

@@ -4,6 +4,7 @@ import {
   startMessagingSystem,
   uniquePhone,
   waitFor,
+  type ApiClient,
   type MessagingSystem,
   type Organization,
 } from '../support/messaging-harness';
@@ -38,9 +39,9 @@ afterEach(async () => {
 const bytesOf = (text: string) => Buffer.from(text, 'utf8');
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** Fetches a descriptor's URL with a token, as the organization's server would. */
-async function download(url: string, token: string) {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+/** Fetches a descriptor's URL for an organization, as the gateway forwards its server's call. */
+async function download(url: string, api: ApiClient) {
+  const response = await api.fetchPublic(url);
   return {
     status: response.status,
     type: response.headers.get('content-type'),
@@ -67,11 +68,11 @@ describe('inbound media', () => {
         status: 'available',
         filename: null,
         sha256: sha256(bytes),
-        url: `${system.stack.gateway.url}/api/svc/getMedia?media_id=${event.data.message_id}`,
+        url: `${system.publicUrl}/api/svc/getMedia?media_id=${event.data.message_id}`,
       },
     });
 
-    const fetched = await download(event.data.media!.url!, org.api.token);
+    const fetched = await download(event.data.media!.url!, org.api);
     expect(fetched.status).toBe(200);
     expect(fetched.type).toBe('image/jpeg');
     expect(fetched.disposition).toMatch(/^inline/);
@@ -91,11 +92,11 @@ describe('inbound media', () => {
       document: { filename: 'invoice.pdf', data_base64: bytesOf('%PDF-1.4 x').toString('base64') },
     });
     expect(event.data.media).toMatchObject({ type: 'document', filename: 'invoice.pdf' });
-    const mine = await download(event.data.media!.url!, org.api.token);
+    const mine = await download(event.data.media!.url!, org.api);
     expect(mine.status).toBe(200);
     expect(mine.disposition).toMatch(/^attachment; filename="invoice.pdf"/);
 
-    const theirs = await download(event.data.media!.url!, other.api.token);
+    const theirs = await download(event.data.media!.url!, other.api);
     expect(theirs.status).toBe(404);
     expect(JSON.parse(theirs.bytes.toString())).toMatchObject({ status: 'error' });
 
@@ -129,7 +130,7 @@ describe('inbound media', () => {
       20_000,
     );
     expect(event.data.media).toMatchObject({ type: 'audio', status: 'available' });
-    const fetched = await download(event.data.media!.url!, org.api.token);
+    const fetched = await download(event.data.media!.url!, org.api);
     expect(fetched.bytes.equals(bytes)).toBe(true);
   });
 

@@ -17,7 +17,7 @@ import {
   waitFor,
   type MessagingSystem,
   type Organization,
-} from '../support/messaging-harness';
+} from '../../../campaigns/test/support/system-harness';
 import {
   callGateway,
   invitationOf,

@@ -6,7 +6,6 @@ import {
   SendMessageResponseSchema,
   type AddedPhoneNumber,
 } from '@switchboard/contracts';
-import type { LooseJson } from '../../../../test/support/test-infra';
 import {
   eventsOf,
   startMessagingSystem,
@@ -23,16 +22,16 @@ let org: Organization;
 let other: Organization;
 let second: AddedPhoneNumber;
 
+/**
+ * The gateway's admin API for an organization's numbers, as the gateway forwards it to messaging
+ * (`/admin/organizations/{id}/phone-numbers` → `/internal/channels/{id}/numbers`).
+ */
 async function admin(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${system.stack.gateway.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${system.stack.adminToken}`,
-      'content-type': 'application/json',
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as LooseJson };
+  const internalPath = path.replace(
+    /^\/admin\/organizations\/(\d+)\/phone-numbers$/,
+    '/internal/channels/$1/numbers',
+  );
+  return system.messagingAdmin(method, internalPath, body);
 }
 
 /** The number the provider got a message on (the simulator records each send's number). */

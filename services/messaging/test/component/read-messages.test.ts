@@ -141,17 +141,10 @@ describe('accountStatus (the published REST API)', () => {
   test('when the provider cannot be reached, then the answer is disconnected, not a 5xx', async () => {
     const lonely = await system.newOrganization('standard', 'Offline Co');
     const deadPort = await freePortBlock(1);
-    const update = await fetch(
-      `${system.stack.gateway.url}/admin/organizations/${lonely.company_id}/channel`,
-      {
-        method: 'PUT',
-        headers: {
-          authorization: `Bearer ${system.stack.adminToken}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ provider_base_url: `http://127.0.0.1:${deadPort}` }),
-      },
-    );
+    // The admin points the channel elsewhere (the gateway forwards it to messaging's route).
+    const update = await system.messagingAdmin('PUT', `/internal/channels/${lonely.company_id}`, {
+      provider_base_url: `http://127.0.0.1:${deadPort}`,
+    });
     expect(update.status).toBe(200);
     const answer = await waitFor(async () => {
       const current = await lonely.api.get('accountStatus');

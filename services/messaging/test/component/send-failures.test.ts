@@ -173,9 +173,7 @@ describe('the monthly message quota (the published error messages and plan limit
 
   test('when the contact quota is full, then a send to a new number is refused and its message place given back', async () => {
     const free = await system.newOrganization('free', 'Many Contacts Co');
-    await system.contacts.db
-      .collection<{ _id: number }>('contact_quotas')
-      .updateOne({ _id: free.company_id }, { $set: { count: 100 } }, { upsert: true });
+    system.contacts.fillContactQuota(free.company_id);
     const phone = uniquePhone();
     const answer = await free.api.post('sendMessageToPhoneNumber', { phone, message: 'Hi' });
     expect(answer.status).toBe(429);

@@ -405,13 +405,9 @@ describe('media, deletion, refresh and isolation', () => {
     for (const language of ['en_US', 'it']) {
       await org.api.post('createTemplate', { ...orderTemplate('two_langs'), language });
     }
-    const response = await fetch(`${system.stack.gateway.url}/api/svc/deleteTemplate`, {
-      method: 'DELETE',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: org.api.token, name: 'two_langs' }),
-    });
+    const response = await org.api.send('DELETE', 'deleteTemplate', { name: 'two_langs' });
     expect(response.status).toBe(200);
-    const { deleted } = DeleteTemplateResponseSchema.parse(await response.json());
+    const { deleted } = DeleteTemplateResponseSchema.parse(response.body);
     expect(deleted.map((template) => template.language).sort()).toEqual(['en_US', 'it']);
     expect(await templateStatus(org, 'two_langs')).toBeUndefined();
     expect([...system.simulator.state.templates.values()].some((t) => t.name === 'two_langs')).toBe(

@@ -23,7 +23,7 @@ import {
   waitFor,
   type MessagingSystem,
   type Organization,
-} from '../support/messaging-harness';
+} from '../../../campaigns/test/support/system-harness';
 import { jsonBody, type LooseJson } from '../../../../test/support/test-infra';
 import {
   startReceiver,

@@ -1,36 +1,36 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib';
 import {
+  API_OPERATIONS,
   BrokerEventSchema,
   INTERNAL_SECRET_HEADER,
   EXCHANGES,
+  InboundChannelResponseSchema,
+  ProviderEventMessageSchema,
+  ProvisionChannelResponseSchema,
+  ProviderWebhookSchema,
+  routeProviderChange,
   type BrokerEvent,
-  type CreateOrganizationResponse,
+  type ChannelSummary,
   type Plan,
 } from '@switchboard/contracts';
 import { createSimulator, silentLogger, type Simulator } from '@switchboard/provider-simulator';
 import type { RunningService } from '@switchboard/service-kit';
-import { campaignsConfigSchema, type CampaignsConfig } from '../../../campaigns/src/config';
-import {
-  startService as startCampaigns,
-  type StartOptions as CampaignsStartOptions,
-} from '../../../campaigns/src/start-service';
-import { contactsConfigSchema, type ContactsConfig } from '../../../contacts/src/config';
-import { startService as startContacts } from '../../../contacts/src/start-service';
-import { inboundConfigSchema, type InboundConfig } from '../../../inbound/src/config';
-import { startService as startInbound } from '../../../inbound/src/start-service';
-import { webhooksConfigSchema, type WebhooksConfig } from '../../../webhooks/src/config';
-import { startService as startWebhooks } from '../../../webhooks/src/start-service';
-import { startGatewayStack, type GatewayStack } from '../../../../test/support/gateway-stack';
+import { stopInOrder } from '../../../../test/support/contract-stub';
+import { actingOrganization, forwardedClient } from '../../../../test/support/forwarded-client';
 import {
   MONGODB_URL,
   dropDatabasesWithPrefix,
-  freePortBlock,
   isolatedAmqpUrl,
-  jsonBody,
   randomSecret,
   uniquePrefix,
   type LooseJson,
 } from '../../../../test/support/test-infra';
+import { messagingConfigSchema, type MessagingConfig } from '../../src/config';
+import { startService as startMessaging } from '../../src/start-service';
+import { startContactsStub, type ContactsStub } from './contacts-stub';
 
 export interface Answer {
   status: number;
@@ -38,50 +38,71 @@ export interface Answer {
   headers: Headers;
 }
 
-async function answer(response: Response): Promise<Answer> {
-  return { status: response.status, body: await jsonBody(response), headers: response.headers };
-}
-
-/** Calls `/api/svc/*` through the gateway with one organization's token, as a customer would. */
-export function apiClient(gatewayUrl: string, token: string) {
-  const url = (operation: string) => `${gatewayUrl}/api/svc/${operation}`;
+/**
+ * Calls `/api/svc/*` for one organization as the gateway forwards a customer's call: to the
+ * operation's owner (messaging itself, or the contacts stub), under its published name.
+ */
+export function apiClient(
+  owners: { messaging: string; contacts: string },
+  internalSecret: string,
+  organization: ReturnType<typeof actingOrganization>,
+) {
+  const clients = {
+    messaging: forwardedClient(owners.messaging, internalSecret, organization),
+    contacts: forwardedClient(owners.contacts, internalSecret, organization),
+  };
+  const route = (name: string) => {
+    const operation = [...API_OPERATIONS.values()].find(
+      (candidate) => candidate.name.toLowerCase() === name.toLowerCase(),
+    );
+    if (!operation || (operation.owner !== 'messaging' && operation.owner !== 'contacts')) {
+      throw new Error(`${name} is not an operation of messaging or contacts`);
+    }
+    return { client: clients[operation.owner], name: operation.name };
+  };
   return {
-    token,
+    organization,
     async get(operation: string, query: Record<string, string | number> = {}): Promise<Answer> {
-      const params = new URLSearchParams({ token });
-      for (const [name, value] of Object.entries(query)) params.append(name, String(value));
-      return answer(await fetch(`${url(operation)}?${params}`));
+      const { client, name } = route(operation);
+      return client.get(name, query);
     },
-    /** A JSON body with the token in it (the published API authentication); extra headers such as Idempotency-Key. */
+    /** A JSON body, with extra headers such as Idempotency-Key. */
     async post(
       operation: string,
       body: Record<string, unknown>,
       headers: Record<string, string> = {},
     ): Promise<Answer> {
-      return answer(
-        await fetch(url(operation), {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', ...headers },
-          body: JSON.stringify({ ...body, token }),
-        }),
-      );
+      const { client, name } = route(operation);
+      return client.send('POST', name, body, headers);
     },
-    /** multipart/form-data, with the token as a bearer (the gateway cannot read it from the body). */
+    /** multipart/form-data, streamed through as the gateway does. */
     async multipart(operation: string, form: FormData): Promise<Answer> {
-      return answer(
-        await fetch(url(operation), {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}` },
-          body: form,
-        }),
-      );
+      const { client, name } = route(operation);
+      return client.multipart(name, form);
+    },
+    /**
+     * GETs a URL messaging handed out under its public base URL (a media descriptor's), from
+     * messaging itself, as the gateway forwards it.
+     */
+    async fetchPublic(url: string): Promise<Response> {
+      const { pathname, search } = new URL(url);
+      return fetch(owners.messaging + pathname + search, { headers: clients.messaging.headers() });
+    },
+    /** Any method, e.g. DELETE with a JSON body. */
+    async send(method: string, operation: string, body: Record<string, unknown>): Promise<Answer> {
+      const { client, name } = route(operation);
+      return client.send(method, name, body);
     },
   };
 }
 export type ApiClient = ReturnType<typeof apiClient>;
 
 export interface Organization {
-  created: CreateOrganizationResponse;
+  /** What the admin saw when the organization was made: its channel, shown once. */
+  created: {
+    organization: { company_id: number; name: string; plan: Plan; plan_started_at: string };
+    channel: ChannelSummary;
+  };
   company_id: number;
   api: ApiClient;
 }
@@ -89,13 +110,14 @@ export interface Organization {
 export type MessageReceived = Extract<BrokerEvent, { event: 'message_received' }>;
 
 export interface MessagingSystem {
-  stack: GatewayStack;
+  /** Messaging, the one service running. */
+  stack: { messaging: RunningService<MessagingConfig> };
+  /** The public base URL messaging puts in the links it hands out (the gateway's, in production). */
+  publicUrl: string;
   simulator: Simulator;
   simulatorUrl: string;
-  contacts: RunningService<ContactsConfig>;
-  inbound: RunningService<InboundConfig>;
-  campaigns: RunningService<CampaignsConfig> | undefined;
-  webhooks: RunningService<WebhooksConfig> | undefined;
+  /** Contacts' internal and public routes that messaging and its tests use, as a contract stub. */
+  contacts: ContactsStub;
   internalSecret: string;
   amqpUrl: string;
   dbPrefix: string;
@@ -117,29 +139,30 @@ export interface MessagingSystem {
   sim(method: string, path: string, body?: unknown): Promise<LooseJson>;
   /** POSTs to one of messaging's internal routes (`/internal/...`), as another service would. */
   messagingInternal(path: string, body: unknown): Promise<{ status: number; body: LooseJson }>;
+  /** Calls one of messaging's internal routes with any method, as the gateway's admin API would. */
+  messagingAdmin(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: LooseJson }>;
   /** Publishes to an exchange of the test's vhost, as another service would. */
   publish(exchange: string, routingKey: string, body: unknown, messageId: string): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * Messaging behind the gateway, with the services a message passes through: the provider
- * simulator (the outside world), contacts (recipients and senders), inbound (the provider's
- * webhooks, through the gateway). All in-process, on a database prefix and a vhost of their own.
+ * Messaging alone, in-process on a database prefix and a vhost of its own, with what it talks to:
+ * the provider simulator (the outside world), contacts as a contract stub, and inbound played by
+ * a small server at the public URL that turns the simulator's webhooks into the broker messages
+ * inbound publishes (`routeProviderChange`, checked against `ProviderEventMessageSchema`).
+ * Organizations are made the way the gateway makes them: a company id and messaging's own
+ * `POST /internal/channels`.
  */
 export async function startMessagingSystem(
   label: string,
   options: {
     messagingEnv?: Record<string, string>;
     simulator?: Parameters<typeof createSimulator>[0];
-    /** Also start campaigns (with these variables), behind the same gateway. */
-    campaignsEnv?: Record<string, string>;
-    /** Steps of the answer order other parts provide (flows, the AI bot), for campaigns. */
-    campaignsOptions?: CampaignsStartOptions;
-    /** Also start webhooks (with these variables), behind the same gateway: events reach customers. */
-    webhooksEnv?: Record<string, string>;
-    /** More gateway settings (e.g. an owner's URL pointed at a recording proxy). */
-    gatewayEnv?: Record<string, string>;
   } = {},
 ): Promise<MessagingSystem> {
   const dbPrefix = uniquePrefix(label);
@@ -152,36 +175,43 @@ export async function startMessagingSystem(
     ...options.simulator,
   });
   const { url: simulatorUrl } = await simulator.start(0);
-  const common = {
-    MONGODB_URL,
-    MONGODB_DB_PREFIX: dbPrefix,
-    AMQP_URL: vhost.url,
-    INTERNAL_API_SECRET: internalSecret,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    PORT: '0',
+  const contacts = await startContactsStub();
+  const amqp: ChannelModel = await connect(vhost.url);
+  const publisher = await amqp.createConfirmChannel();
+  const publish: MessagingSystem['publish'] = async (exchange, routingKey, body, messageId) => {
+    publisher.publish(exchange, routingKey, Buffer.from(JSON.stringify(body)), {
+      messageId,
+      persistent: true,
+      contentType: 'application/json',
+    });
+    await publisher.waitForConfirms();
   };
-  const contacts = await startContacts(contactsConfigSchema.parse(common));
-  const ports = await freePortBlock(4);
-  const gatewayUrl = `http://127.0.0.1:${ports}`;
-  const inboundUrl = `http://127.0.0.1:${ports + 1}`;
-  const campaignsUrl = `http://127.0.0.1:${ports + 2}`;
-  const webhooksUrl = `http://127.0.0.1:${ports + 3}`;
-  const stack = await startGatewayStack({
-    dbPrefix,
-    amqpUrl: vhost.url,
-    internalSecret,
-    gatewayEnv: {
-      PORT: String(ports),
-      CONTACTS_URL: contacts.url,
-      INBOUND_URL: inboundUrl,
-      CAMPAIGNS_URL: campaignsUrl,
-      WEBHOOKS_URL: webhooksUrl,
-      PROXY_TIMEOUT_MS: '30000',
-      ...options.gatewayEnv,
-    },
-    messagingEnv: {
-      LOG_LEVEL: common.LOG_LEVEL,
-      PUBLIC_BASE_URL: gatewayUrl,
+
+  // Known once messaging listens; the inbound stand-in it needs is started first.
+  let messagingUrl = '';
+  const internalCall = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${messagingUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', [INTERNAL_SECRET_HEADER]: internalSecret },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : {}) as LooseJson };
+  };
+  const inbound = await startInboundStandIn(async (token) => {
+    const found = await internalCall('GET', `/internal/channels/by-inbound-token/${token}`);
+    return found.status === 200 ? InboundChannelResponseSchema.parse(found.body).channel : null;
+  }, publish);
+
+  const running = await startMessaging(
+    messagingConfigSchema.parse({
+      MONGODB_URL,
+      MONGODB_DB_PREFIX: dbPrefix,
+      AMQP_URL: vhost.url,
+      INTERNAL_API_SECRET: internalSecret,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      PORT: '0',
+      PUBLIC_BASE_URL: inbound.url,
       PROVIDER_BASE_URL: simulatorUrl,
       PROVIDER_SIMULATOR_URL: simulatorUrl,
       CONTACTS_URL: contacts.url,
@@ -189,48 +219,12 @@ export async function startMessagingSystem(
       EVENT_RELAY_SWEEP_MS: '200',
       EVENT_RELAY_GRACE_MS: '300',
       ...options.messagingEnv,
-    },
-  });
-  const inbound = await startInbound(
-    inboundConfigSchema.parse({
-      ...common,
-      PORT: String(ports + 1),
-      MESSAGING_URL: stack.messaging.url,
-      RELAY_INTERVAL_MS: '200',
-      RELAY_GRACE_MS: '500',
     }),
   );
-
-  const campaigns = options.campaignsEnv
-    ? await startCampaigns(
-        campaignsConfigSchema.parse({
-          ...common,
-          PORT: String(ports + 2),
-          MESSAGING_URL: stack.messaging.url,
-          CONTACTS_URL: contacts.url,
-          GATEWAY_URL: stack.gateway.url,
-          SCHEDULER_INTERVAL_MS: '200',
-          EVENT_RELAY_SWEEP_MS: '200',
-          EVENT_RELAY_GRACE_MS: '300',
-          ...options.campaignsEnv,
-        }),
-        options.campaignsOptions,
-      )
-    : undefined;
-
-  const webhooks = options.webhooksEnv
-    ? await startWebhooks(
-        webhooksConfigSchema.parse({
-          ...common,
-          PORT: String(ports + 3),
-          ...options.webhooksEnv,
-        }),
-      )
-    : undefined;
+  messagingUrl = running.url;
 
   const events: BrokerEvent[] = [];
   const invalidEvents: unknown[] = [];
-  const amqp: ChannelModel = await connect(vhost.url);
   const tap: AmqpChannel = await amqp.createChannel();
   const { queue } = await tap.assertQueue('', { exclusive: true });
   await tap.bindQueue(queue, EXCHANGES.events, '#');
@@ -242,7 +236,6 @@ export async function startMessagingSystem(
     else invalidEvents.push(json);
     tap.ack(msg);
   });
-  const publisher = await amqp.createConfirmChannel();
 
   const sim: MessagingSystem['sim'] = async (method, path, body) => {
     const response = await fetch(`${simulatorUrl}/sim${path}`, {
@@ -255,24 +248,41 @@ export async function startMessagingSystem(
   };
 
   return {
-    stack,
+    stack: { messaging: running },
+    publicUrl: inbound.url,
     simulator,
     simulatorUrl,
     contacts,
-    inbound,
-    campaigns,
-    webhooks,
     internalSecret,
     amqpUrl: vhost.url,
     dbPrefix,
     events,
     invalidEvents,
     async newOrganization(plan: Plan = 'standard', name = 'Messaging Co') {
-      const created = await stack.createOrganization(plan, name);
+      const organization = actingOrganization(plan);
+      const provisioned = await internalCall('POST', '/internal/channels', {
+        company_id: organization.company_id,
+        name,
+      });
+      if (provisioned.status !== 200) {
+        throw new Error(`provisioning a channel failed: ${JSON.stringify(provisioned.body)}`);
+      }
+      const { channel } = ProvisionChannelResponseSchema.parse(provisioned.body);
       return {
-        created,
-        company_id: created.organization.company_id,
-        api: apiClient(stack.gateway.url, created.token),
+        created: {
+          organization: {
+            ...organization,
+            name,
+            plan_started_at: organization.plan_started_at.toISOString(),
+          },
+          channel,
+        },
+        company_id: organization.company_id,
+        api: apiClient(
+          { messaging: running.url, contacts: contacts.url },
+          internalSecret,
+          organization,
+        ),
       };
     },
     async customerWrites(org, input, timeoutMs = 10_000) {
@@ -291,34 +301,79 @@ export async function startMessagingSystem(
       );
     },
     sim,
-    async messagingInternal(path, body) {
-      const response = await fetch(`${stack.messaging.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [INTERNAL_SECRET_HEADER]: internalSecret },
-        body: JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, body: (text ? JSON.parse(text) : {}) as LooseJson };
-    },
-    async publish(exchange, routingKey, body, messageId) {
-      publisher.publish(exchange, routingKey, Buffer.from(JSON.stringify(body)), {
-        messageId,
-        persistent: true,
-        contentType: 'application/json',
-      });
-      await publisher.waitForConfirms();
-    },
-    async stop() {
-      await amqp.close().catch(() => undefined);
-      await inbound.stop();
-      await campaigns?.stop();
-      await webhooks?.stop();
-      await stack.stop();
-      await contacts.stop();
-      await simulator.stop();
-      await dropDatabasesWithPrefix(dbPrefix);
-      await vhost.drop();
-    },
+    messagingInternal: (path, body) => internalCall('POST', path, body),
+    messagingAdmin: internalCall,
+    publish,
+    stop: () =>
+      stopInOrder(
+        () => amqp.close(),
+        () => running.stop(),
+        () => inbound.stop(),
+        () => simulator.stop(),
+        () => contacts.stop(),
+        () => dropDatabasesWithPrefix(dbPrefix),
+        () => vhost.drop(),
+      ),
+  };
+}
+
+/**
+ * Inbound's part, played at the public URL the channels' `inbound_url` points at: it answers the
+ * provider's callback check, and each webhook the simulator posts becomes the broker messages
+ * inbound publishes for it, one per change and kind, with the id inbound gives them. The
+ * signature is inbound's business, not checked here.
+ */
+async function startInboundStandIn(
+  channelOf: (token: string) => Promise<{ company_id: number; verify_token: string } | null>,
+  publish: MessagingSystem['publish'],
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://stand-in');
+        const token = /^\/webhook\/svc\/receive\/([^/]+)$/.exec(url.pathname)?.[1];
+        const channel = token ? await channelOf(token) : null;
+        if (!channel) return res.writeHead(404).end();
+        if (req.method === 'GET') {
+          // The provider's callback check when the channel is registered: echo its challenge.
+          const verified = url.searchParams.get('hub.verify_token') === channel.verify_token;
+          if (!verified) return res.writeHead(403).end();
+          return res.writeHead(200).end(url.searchParams.get('hub.challenge') ?? '');
+        }
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const inboundEventId = createHash('sha256').update(raw).digest('hex');
+        const body = ProviderWebhookSchema.parse(JSON.parse(raw));
+        for (const [e, entry] of body.entry.entries()) {
+          for (const [c, change] of entry.changes.entries()) {
+            for (const { routingKey, value } of routeProviderChange(change.field, change.value)) {
+              const message = ProviderEventMessageSchema.parse({
+                id: `${inboundEventId}:${e}:${c}:${routingKey}`,
+                company_id: channel.company_id,
+                inbound_event_id: inboundEventId,
+                waba_id: entry.id,
+                field: change.field,
+                value,
+                received_at: new Date().toISOString(),
+              });
+              await publish(EXCHANGES.provider, routingKey, message, message.id);
+            }
+          }
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"status":"success"}');
+      })().catch(() => res.writeHead(500).end());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -9,7 +9,7 @@ import {
   waitFor,
   type MessagingSystem,
   type Organization,
-} from '../support/messaging-harness';
+} from '../support/system-harness';
 
 jest.setTimeout(60_000);
 
