@@ -1,7 +1,6 @@
 import { Schema, trusted, type Connection } from 'mongoose';
 import type { ProviderRoutingKey } from '@switchboard/contracts';
 import {
-  createBatcher,
   isDuplicateKeyError,
   slices,
   stringKeyed,
@@ -70,31 +69,6 @@ export function createInboundEventStore(db: Connection) {
       body_sha256: event.body_sha256,
     }).lean<InboundEvent>();
 
-  /**
-   * Published marks of concurrent batches, written together: while one bulk write is in flight
-   * the next gathers every mark that arrives, so each intake batch does not cost a write of its
-   * own. A mark written late is harmless: the relay takes an event only after a grace period, and
-   * a second publication is deduplicated by its message id.
-   */
-  const publishedMarks = createBatcher<{ id: string; now: Date }, void>({
-    maxItems: 1000,
-    maxWaitMs: 0,
-    async run(marks) {
-      for (const slice of slices(marks)) {
-        await stringKeyed(Events).bulkWrite(
-          slice.map(({ id, now }) => ({
-            updateOne: {
-              filter: { _id: id },
-              update: { $set: { pending: [], published_at: now } },
-            },
-          })),
-          { ordered: false },
-        );
-      }
-      return marks.map(() => undefined);
-    },
-  });
-
   return {
     init: () => Events.init(),
 
@@ -143,12 +117,19 @@ export function createInboundEventStore(db: Connection) {
       }
     },
 
-    /**
-     * Clears what the broker confirmed, with the marks of other batches in as few writes as the
-     * database allows.
-     */
+    /** Clears what the broker confirmed, in as few writes as the database allows. */
     async markManyPublished(ids: string[], now: Date): Promise<void> {
-      await Promise.all(ids.map((id) => publishedMarks.add({ id, now })));
+      for (const slice of slices(ids)) {
+        await stringKeyed(Events).bulkWrite(
+          slice.map((id) => ({
+            updateOne: {
+              filter: { _id: id },
+              update: { $set: { pending: [], published_at: now } },
+            },
+          })),
+          { ordered: false },
+        );
+      }
     },
 
     /** Accepted events whose publication has not been confirmed, oldest first. */
