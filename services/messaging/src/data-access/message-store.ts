@@ -592,59 +592,55 @@ export function createMessageStore(db: Connection) {
     },
 
     /**
-     * Moves accepted messages forward without reading them first (their status webhooks named
-     * the message, its contact and campaign): each change is one write by `_id`, guarded so that
-     * it lands only on the organization's outbound message accepted under that wamid, in a status
-     * the change was decided from (`from`), with none of its statuses seen before, and writes the
-     * change's events with it. Answers how many landed; one that did not was a repeat, out of
-     * order, or not what its statuses said, and needs a closer look.
+     * Moves accepted messages forward to a status without reading them first (their status
+     * webhook named the message, its contact and campaign): each is one write by `_id`, guarded
+     * so that it lands only on the organization's outbound message accepted under that wamid,
+     * from a status the move is allowed from (`from`), with the status not seen before, and
+     * writes the move's events with it. Answers how many landed; one that did not was a repeat,
+     * out of order, or not what its status said, and needs a closer look.
      */
     async moveWithoutRead(
-      changes: {
+      items: {
         id: number;
         wamid: string;
         company_id: number;
         contact_id: number;
         campaign_id: number | null;
         phone_number_id: string;
+        status: DeliveryStatus;
         from: StoredMessageStatus[];
-        to: { status: StoredMessageStatus; times: Partial<Record<DeliveryStatus, Date>> };
-        history: HistoryEntry[];
-        statuses: string[];
+        at: Date;
         events: BrokerEvent[];
       }[],
       now: Date,
     ): Promise<number> {
       let matched = 0;
-      for (const slice of slices(changes)) {
+      for (const slice of slices(items)) {
         const result = await stringKeyed(Messages).bulkWrite(
-          slice.map((change) => {
-            const outbox = addToOutbox(change.events);
-            const times = Object.entries(change.to.times).map(
-              ([status, at]) => [`status_times.${status}`, at] as const,
-            );
+          slice.map((item) => {
+            const outbox = addToOutbox(item.events);
             return {
               updateOne: {
                 filter: {
-                  _id: String(change.id),
-                  wamid: change.wamid,
-                  company_id: change.company_id,
-                  contact_id: change.contact_id,
-                  campaign_id: change.campaign_id,
-                  phone_number_id: change.phone_number_id,
+                  _id: String(item.id),
+                  wamid: item.wamid,
+                  company_id: item.company_id,
+                  contact_id: item.contact_id,
+                  campaign_id: item.campaign_id,
+                  phone_number_id: item.phone_number_id,
                   direction: 'outbound',
-                  status: { $in: change.from },
-                  statuses_seen: { $nin: change.statuses },
+                  status: { $in: item.from },
+                  statuses_seen: { $ne: item.status },
                 },
                 update: {
                   $set: {
-                    status: change.to.status,
-                    ...Object.fromEntries(times),
+                    status: item.status,
+                    [`status_times.${item.status}`]: item.at,
                     updated_at: now,
                     ...outbox.set,
                   },
-                  $push: { history: { $each: change.history } },
-                  $addToSet: { statuses_seen: { $each: change.statuses }, ...outbox.addToSet },
+                  $push: { history: { status: item.status, at: item.at, applied: true } },
+                  $addToSet: { statuses_seen: item.status, ...outbox.addToSet },
                 },
               },
             };

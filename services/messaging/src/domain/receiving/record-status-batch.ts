@@ -1,7 +1,7 @@
 import type { ProviderEventMessage } from '@switchboard/contracts';
 import type { HistoryEntry, StatusChange, StoredMessage } from '../../data-access/message-store';
 import { hasRealWamid } from '../../data-access/message-store';
-import { callbackSubjectOf } from '../message-events';
+import { callbackSubjectOf, messageStatusUpdated } from '../message-events';
 import { providerTime } from './receive-messages';
 import {
   MOVES_FROM,
@@ -62,36 +62,18 @@ function itemsOf(event: ProviderEventMessage, index: number, now: Date): Item[] 
 }
 
 /**
- * What the statuses of one message need to be recorded and announced without reading it: the
- * contact and campaign from the callback data, the number from the provider's metadata, on every
- * delivered and read among them (sent needs none; failed is left to the read: its
- * `message_failed` names the phone). Undefined when they are not all of that kind, or are only
- * `sent`s.
+ * What a delivered or read needs to be moved and announced without reading its message: the
+ * contact and campaign from the callback data, the number from the provider's metadata. Failed
+ * is left to the read (its `message_failed` names the phone).
  */
-function blindSubject(own: Item[]) {
-  let subject:
-    { contact_id: number; campaign_id: number | null; phone_number_id: string } | undefined;
-  for (const item of own) {
-    if (item.wamid !== own[0]!.wamid) return undefined;
-    if (item.status === 'sent') continue;
-    if (item.status !== 'delivered' && item.status !== 'read') return undefined;
-    if (item.contact_id === undefined || item.phone_number_id === undefined) return undefined;
-    const named = {
-      contact_id: item.contact_id,
-      campaign_id: item.campaign_id ?? null,
-      phone_number_id: item.phone_number_id,
-    };
-    if (
-      subject &&
-      (subject.contact_id !== named.contact_id ||
-        subject.campaign_id !== named.campaign_id ||
-        subject.phone_number_id !== named.phone_number_id)
-    ) {
-      return undefined;
-    }
-    subject = named;
-  }
-  return subject;
+function blindMove(item: Item) {
+  if (item.status !== 'delivered' && item.status !== 'read') return undefined;
+  if (item.contact_id === undefined || item.phone_number_id === undefined) return undefined;
+  return {
+    contact_id: item.contact_id,
+    campaign_id: item.campaign_id ?? null,
+    phone_number_id: item.phone_number_id,
+  };
 }
 
 /** A message the fast path may move: ours, outbound, accepted under this very wamid. */
@@ -162,16 +144,16 @@ export async function recordStatusBatch(
     if (found) items.push(...found);
     else slow.add(index);
   });
-  // A message's statuses need no read when they are one `sent` (see recordSentStatuses), or
-  // delivered and read (with sents among them) whose callback data names the contact and campaign
-  // (see moveWithoutRead): their events can be written without the message.
-  const groups = new Map<number, Item[]>();
-  for (const item of items) groups.set(item.id, [...(groups.get(item.id) ?? []), item]);
-  const sentAlone = (item: Item) => item.status === 'sent' && groups.get(item.id)!.length === 1;
+  // A status that is its message's only one here needs no read when it is a `sent` (see
+  // recordSentStatuses), or a delivered or read whose callback data names the contact and
+  // campaign (see moveWithoutRead): their events can be written without the message.
+  const perMessage = new Map<number, number>();
+  for (const item of items) perMessage.set(item.id, (perMessage.get(item.id) ?? 0) + 1);
   const unread = items.filter(
     (item) =>
-      !groups.get(item.id)!.some((own) => slow.has(own.event)) &&
-      (sentAlone(item) || blindSubject(groups.get(item.id)!) !== undefined),
+      perMessage.get(item.id) === 1 &&
+      !slow.has(item.event) &&
+      (item.status === 'sent' || blindMove(item) !== undefined),
   );
   const read = items.filter((item) => !unread.includes(item));
   const messages = await deps.messages.findManyById(read.map((item) => item.id));
@@ -198,8 +180,8 @@ export async function recordStatusBatch(
     }
   }
   const fast = read.filter((item) => !slow.has(item.event));
-  const sentOnly = unread.filter((item) => !slow.has(item.event) && sentAlone(item));
-  const blind = unread.filter((item) => !slow.has(item.event) && !sentAlone(item));
+  const sentOnly = unread.filter((item) => !slow.has(item.event) && item.status === 'sent');
+  const blind = unread.filter((item) => !slow.has(item.event) && item.status !== 'sent');
 
   const byMessage = new Map<number, Item[]>();
   for (const item of fast) byMessage.set(item.id, [...(byMessage.get(item.id) ?? []), item]);
@@ -218,38 +200,23 @@ export async function recordStatusBatch(
     // Some message changed since it was read: every event of the fast path again, one by one.
     for (const item of fast) slow.add(item.event);
   }
-  const blindGroups = new Map<number, Item[]>();
-  for (const item of blind) blindGroups.set(item.id, [...(blindGroups.get(item.id) ?? []), item]);
-  const blindMoves = [...blindGroups].flatMap(([id, own]) => {
-    const subject = {
-      id,
-      company_id: events[own[0]!.event]!.company_id,
-      ...blindSubject(own)!,
+  const blindMoves = blind.map((item) => {
+    const move = blindMove(item)!;
+    const message = {
+      id: item.id,
+      company_id: events[item.event]!.company_id,
+      contact_id: move.contact_id,
+      campaign_id: move.campaign_id,
+      phone_number_id: move.phone_number_id,
     };
-    // Decided as from an accepted message with none of these statuses seen: a lone delivered or
-    // read also from any state it may move from, several only from `sent` (as most are).
-    const change = changeOf(
-      deps,
-      { ...subject, status: 'sent', statuses_seen: [] } as unknown as StoredMessage,
-      own,
-      now,
-    );
-    if (!change?.to) {
-      for (const item of own) slow.add(item.event);
-      return [];
-    }
-    const from = own.length === 1 ? MOVES_FROM[own[0]!.status] : (['sent'] as const);
-    return [
-      {
-        ...subject,
-        wamid: own[0]!.wamid,
-        from: [...from],
-        to: { status: change.to.status, times: change.to.times },
-        history: change.history,
-        statuses: change.statuses,
-        events: change.events,
-      },
-    ];
+    return {
+      ...message,
+      wamid: item.wamid,
+      status: item.status,
+      from: MOVES_FROM[item.status],
+      at: item.at,
+      events: [messageStatusUpdated(deps.eventIds, message, item.wamid, item.status, null, now)],
+    };
   });
   const moved = await deps.messages.moveWithoutRead(blindMoves, now);
   if (moved === blindMoves.length) {
