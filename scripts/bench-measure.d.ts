@@ -22,7 +22,11 @@ export function cpuPerSend(
   byProcess: { process: string; 'cpu ms': number; 'ms per send': number }[];
 };
 export function cpuLine(figures: { total: number; ours: number }): string;
-export function counterByLabel(text: string, metric: string, label: string): Map<string, number>;
+export function counterByLabel(
+  text: string,
+  metric: string,
+  label: string | string[],
+): Map<string, number>;
 export function growth(
   before: Map<string, number>,
   after: Map<string, number>,

@@ -126,12 +126,17 @@ function cpuLine({ total, ours }) {
 }
 
 /**
- * The samples of one Prometheus counter by one label, summed over its other labels:
- * `counterByLabel(text, 'switchboard_db_commands_total', 'command')` → `Map{find → 12, …}`.
+ * The samples of one Prometheus counter by one label (or several, their values joined by a
+ * space), summed over its other labels:
+ * `counterByLabel(text, 'switchboard_db_commands_total', 'command')` → `Map{find → 12, …}`,
+ * `counterByLabel(text, 'switchboard_db_commands_total', ['command', 'collection'])` →
+ * `Map{'find messages' → 9, …}`.
  */
 function counterByLabel(text, metric, label) {
   const values = new Map();
-  const labelPattern = new RegExp(`(?:^|,)${label}="((?:[^"\\\\]|\\\\.)*)"`);
+  const patterns = (Array.isArray(label) ? label : [label]).map(
+    (name) => new RegExp(`(?:^|,)${name}="((?:[^"\\\\]|\\\\.)*)"`),
+  );
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${metric}{`) && !line.startsWith(`${metric} `)) continue;
     const close = line.lastIndexOf('}');
@@ -142,7 +147,7 @@ function counterByLabel(text, metric, label) {
         .trim()
         .split(' ')[0],
     );
-    const key = labelPattern.exec(labels)?.[1] ?? '';
+    const key = patterns.map((pattern) => pattern.exec(labels)?.[1] ?? '').join(' ');
     if (Number.isFinite(value)) values.set(key, (values.get(key) ?? 0) + value);
   }
   return values;

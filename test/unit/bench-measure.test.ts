@@ -92,6 +92,19 @@ describe('database command counts from /metrics', () => {
     ).toEqual({ find: 14, insert: 7 });
   });
 
+  test('when several labels are asked for, then each combination has its count, the values joined by a space', () => {
+    const byCollection = [
+      'switchboard_db_commands_total{command="find",collection="messages"} 4',
+      'switchboard_db_commands_total{collection="conversations",command="find"} 2',
+      'switchboard_db_commands_total{command="hello",collection=""} 1',
+    ].join('\n');
+    expect(
+      Object.fromEntries(
+        counterByLabel(byCollection, 'switchboard_db_commands_total', ['command', 'collection']),
+      ),
+    ).toEqual({ 'find messages': 4, 'find conversations': 2, 'hello ': 1 });
+  });
+
   test('when two scrapes are compared, then only what grew is kept', () => {
     const grown = growth(
       new Map([

@@ -11,9 +11,9 @@ export interface MongoOptions {
   dbName: string;
   logger: Logger;
   /**
-   * When given, every command the driver sends is counted by name on this registry
-   * (`switchboard_db_commands_total{command}`), for the benchmark's commands per send. Off by
-   * default: command monitoring makes the driver build an event per command.
+   * When given, every command the driver sends is counted by name and collection on this
+   * registry (`switchboard_db_commands_total{command,collection}`), for the benchmark's commands
+   * per send. Off by default: command monitoring makes the driver build an event per command.
    */
   commandStats?: Registry;
 }
@@ -48,12 +48,17 @@ function countCommands(connection: Connection, registry: Registry): void {
   const commands = new Counter({
     name: 'switchboard_db_commands_total',
     help: 'Database commands sent by the driver, by command name (only with DB_COMMAND_STATS)',
-    labelNames: ['command'] as const,
+    labelNames: ['command', 'collection'] as const,
     registers: [registry],
   });
-  connection
-    .getClient()
-    .on('commandStarted', (event) => commands.inc({ command: event.commandName }));
+  connection.getClient().on('commandStarted', (event) => {
+    // The collection is the command's own value (`{find: "messages"}`), or `collection` for a
+    // getMore; commands on no collection (hello, ping) have none.
+    const named: unknown = event.command[event.commandName];
+    const other: unknown = event.command.collection;
+    const collection = typeof named === 'string' ? named : typeof other === 'string' ? other : '';
+    commands.inc({ command: event.commandName, collection });
+  });
 }
 
 /**

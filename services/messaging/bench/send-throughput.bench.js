@@ -123,7 +123,10 @@ async function drain(receiver, { quietMs, timeoutMs, expected }) {
   return { at: receiver.lastEventAt() || Date.now(), cpu };
 }
 
-/** Commands by name per service, the replicas of a service summed under its name. */
+/**
+ * Commands per service by name and collection (`find messages`), the replicas of a service
+ * summed under its name.
+ */
 async function dbCommands(metricsUrls) {
   const counts = new Map();
   for (const [name, url] of metricsUrls) {
@@ -132,7 +135,7 @@ async function dbCommands(metricsUrls) {
     for (const [command, n] of measure.counterByLabel(
       answer.text,
       'switchboard_db_commands_total',
-      'command',
+      ['command', 'collection'],
     )) {
       mine.set(command, (mine.get(command) ?? 0) + n);
     }
@@ -315,11 +318,19 @@ async function main() {
       for (const name of OUR_SERVICES) {
         const grown = measure.growth(commandsBefore.get(name), commandsAfter.get(name));
         const total = [...grown.values()].reduce((sum, n) => sum + n, 0);
-        for (const [command, n] of grown)
+        for (const [key, n] of grown) {
+          const command = key.split(' ')[0];
           allCommands.set(command, (allCommands.get(command) ?? 0) + n);
+        }
         perService.push({
           service: name,
           'commands per send': Number((total / service.accepted).toFixed(2)),
+          // What they are: command and collection, the largest first.
+          detail: [...grown]
+            .filter(([, n]) => n / service.accepted >= 0.01)
+            .sort((a, b) => b[1] - a[1])
+            .map(([key, n]) => `${key.trim()} ${(n / service.accepted).toFixed(2)}`)
+            .join(', '),
         });
       }
       const commandTotal = [...allCommands.values()].reduce((sum, n) => sum + n, 0);
@@ -331,7 +342,15 @@ async function main() {
             .join(', ') +
           ')',
       );
-      console.table(perService);
+      console.table(
+        perService.map((row) => ({
+          service: row.service,
+          'commands per send': row['commands per send'],
+        })),
+      );
+      for (const { service: name, detail } of perService) {
+        if (detail) console.log(`  ${name}: ${detail}`);
+      }
 
       const { groups, others } = measure.cpuBetween(cpuBefore, cpuAfter, named);
       const ourGroups = [

@@ -60,13 +60,15 @@ const commandLine = (metrics: string, command: string) =>
     );
 
 describe('database command counter (DB_COMMAND_STATS)', () => {
-  test('when it is on, then /metrics counts every command the service sent, by name', async () => {
+  test('when it is on, then /metrics counts every command the service sent, by name and collection', async () => {
     const service = await startService({ DB_COMMAND_STATS: '1' });
     try {
       await touch(service.url, service.config.INTERNAL_API_SECRET, 3);
       const metrics = await (await fetch(`${service.url}/metrics`)).text();
       expect(commandLine(metrics, 'insert')).toMatch(/ 3$/);
       expect(commandLine(metrics, 'find')).toMatch(/ 3$/);
+      expect(commandLine(metrics, 'insert')).toContain('collection="things"');
+      expect(commandLine(metrics, 'find')).toContain('collection="things"');
     } finally {
       await service.stop();
     }

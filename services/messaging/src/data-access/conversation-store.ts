@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { ConversationStatus } from '@switchboard/contracts';
-import { isDuplicateKeyError } from '@switchboard/service-kit';
+import { createTtlCache, isDuplicateKeyError } from '@switchboard/service-kit';
 import { createIfMissing, op } from './mongo-helpers';
 import { createWriteBatcher } from './write-batcher';
 import type { StoredMessage } from './message-store';
@@ -26,6 +27,8 @@ export interface StoredConversation {
   last_inbound_at: Date | null;
   /** When an agent last sent the contact a message: automated answers wait a while after it. */
   agent_replied_at: Date | null;
+  /** The batch of sends that last found unread messages here and made them read (see recordSent). */
+  unread_cleared_by?: string;
   updated_at: Date;
 }
 
@@ -43,6 +46,7 @@ const conversationSchema = new Schema<StoredConversation>(
     assigned_agent_id: { type: Number, default: null },
     last_inbound_at: { type: Date, default: null },
     agent_replied_at: { type: Date, default: null },
+    unread_cleared_by: { type: String },
     updated_at: { type: Date, required: true },
   },
   { collection: 'conversations', versionKey: false, minimize: false },
@@ -65,6 +69,9 @@ export interface ConversationFilter {
 /** Told of every change to a conversation's assignee, status or unread count, with its new state. */
 export type ConversationListener = (conversation: StoredConversation) => void;
 
+/** How long this process trusts what it saw of a contact's last inbound message (see rememberedInbound). */
+const INBOUND_MEMORY_MS = 5 * 60_000;
+
 export const conversationId = (company_id: number, contact_id: number) =>
   `${company_id}:${contact_id}`;
 
@@ -78,11 +85,14 @@ interface Outbound {
 }
 
 /**
- * The write that makes sent messages their conversations' last message, as an upsert by `_id`
- * (the conversation of a contact's first message is created by it). Several sends to one contact
- * in a batch become one write, of the newest.
+ * The writes that make sent messages their conversations' last message, as upserts by `_id`
+ * (the conversation of a contact's first message is created by one). Several sends to one
+ * contact in a batch become one write, of the newest. Before them, one conditional write per
+ * conversation marks those that had unread messages with the batch's `token`: the bulk write's
+ * match count then says whether any had, and only then are they read back, by the mark, for the
+ * console (a send to a conversation with nothing unread, the usual case, costs no read).
  */
-function outboundUpserts(items: Outbound[], byAgents: Set<string>) {
+function outboundWrites(items: Outbound[], byAgents: Set<string>, token: string) {
   const newest = new Map<string, Outbound>();
   for (const item of items) {
     const _id = conversationId(item.message.company_id, item.message.contact_id);
@@ -90,7 +100,13 @@ function outboundUpserts(items: Outbound[], byAgents: Set<string>) {
     if (!held || held.message.id < item.message.id) newest.set(_id, item);
     if (item.message.sent_by_agent_id) byAgents.add(_id);
   }
-  return [...newest].map(([_id, { message, contactName, now }]) => ({
+  const marks = [...newest.keys()].map((_id) => ({
+    updateOne: {
+      filter: { _id, has_unread: true },
+      update: { $set: { unread_cleared_by: token } },
+    },
+  }));
+  const upserts = [...newest].map(([_id, { message, contactName, now }]) => ({
     updateOne: {
       filter: { _id },
       update: {
@@ -118,6 +134,7 @@ function outboundUpserts(items: Outbound[], byAgents: Set<string>) {
       upsert: true,
     },
   }));
+  return { marks, upserts };
 }
 
 /** A bulk write whose only failures are duplicate keys. */
@@ -141,25 +158,41 @@ export function createConversationStore(
       .lean<StoredConversation>()
       .exec();
 
+  /**
+   * When each contact last wrote, as this process last saw it (`find` and `record` keep it), for
+   * the service window check of sends (see `rememberedInbound`).
+   */
+  const inboundSeen = createTtlCache<string, Date | null>({
+    ttlMs: INBOUND_MEMORY_MS,
+    maxEntries: 50_000,
+  });
+  const remember = (conversation: Pick<StoredConversation, '_id' | 'last_inbound_at'>) =>
+    inboundSeen.set(conversation._id, conversation.last_inbound_at ?? null);
+
   /** Sent messages of concurrent sends, written together: one command for many conversations. */
   const outbound = createWriteBatcher<Outbound>(async (items) => {
     const byAgents = new Set<string>();
-    const writes = outboundUpserts(items, byAgents);
-    // Which of them a send makes read: one read for the batch, for the console's live view.
-    const ids = writes.map((write) => write.updateOne.filter._id);
-    const unread = await Conversations.find({ _id: op({ $in: ids }), has_unread: true })
-      .lean<StoredConversation[]>()
-      .exec();
+    const token = randomUUID();
+    const { marks, upserts } = outboundWrites(items, byAgents, token);
+    // In order: every mark lands before the upsert that empties its conversation's unread.
+    let hadUnread = true;
     try {
-      await Conversations.bulkWrite(writes, { ordered: false });
+      const result = await Conversations.bulkWrite([...marks, ...upserts], { ordered: true });
+      // Each upsert matched its conversation or created it; what else matched was a mark.
+      hadUnread = result.matchedCount - (upserts.length - result.upsertedCount) > 0;
     } catch (error) {
       // Two first upserts of one conversation can race (one gets E11000): the document exists
-      // now, so the writes go once more, where they are plain updates.
+      // now, so the upserts go once more, where they are plain updates (the marks all ran).
       if (!isDuplicateKeyError(error) && !allDuplicates(error)) throw error;
-      await Conversations.bulkWrite(writes, { ordered: false });
+      await Conversations.bulkWrite(upserts, { ordered: false });
     }
-    for (const conversation of unread) {
-      changed({ ...conversation, unread_ids: [], has_unread: false });
+    if (hadUnread) {
+      // Made read by this batch: the console hears of each, with the state it has now.
+      const ids = upserts.map((write) => write.updateOne.filter._id);
+      const cleared = await Conversations.find({ _id: op({ $in: ids }), unread_cleared_by: token })
+        .lean<StoredConversation[]>()
+        .exec();
+      for (const conversation of cleared) changed(conversation);
     }
     // A conversation waiting for a person is open again once an agent has answered it.
     for (const _id of byAgents) {
@@ -186,7 +219,23 @@ export function createConversationStore(
       );
     },
 
-    find: (company_id: number, contact_id: number) => byId(conversationId(company_id, contact_id)),
+    async find(company_id: number, contact_id: number): Promise<StoredConversation | null> {
+      const _id = conversationId(company_id, contact_id);
+      const conversation = await byId(_id);
+      remember({ _id, last_inbound_at: conversation?.last_inbound_at ?? null });
+      return conversation;
+    },
+
+    /**
+     * When the contact last wrote, as this process saw it in the last `INBOUND_MEMORY_MS` (null:
+     * they had not written), or undefined when it has not seen. The stored time only grows (an
+     * inbound message moves it forward, nothing moves it back), so a time remembered is at most
+     * the true one; the contact's first message recorded by another replica meanwhile is the one
+     * thing a remembered null can miss.
+     */
+    rememberedInbound(company_id: number, contact_id: number): Date | null | undefined {
+      return inboundSeen.get(conversationId(company_id, contact_id));
+    },
 
     /**
      * Makes `message` the conversation's last message unless a newer one already is (`$max` of
@@ -221,7 +270,10 @@ export function createConversationStore(
             }),
       };
       const after = await change(_id, update);
-      if (after) return announce(after, inbound);
+      if (after) {
+        remember(after);
+        return announce(after, inbound);
+      }
       // The contact's first message: create the conversation (first upserts race), then update it.
       await createIfMissing(Conversations, _id, {
         company_id: message.company_id,
@@ -238,7 +290,10 @@ export function createConversationStore(
         updated_at: now,
       });
       const created = await change(_id, update);
-      if (created) await announce(created, inbound);
+      if (created) {
+        remember(created);
+        await announce(created, inbound);
+      }
     },
 
     /**

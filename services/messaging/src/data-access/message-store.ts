@@ -592,6 +592,67 @@ export function createMessageStore(db: Connection) {
     },
 
     /**
+     * Moves accepted messages forward to a status without reading them first (their status
+     * webhook named the message, its contact and campaign): each is one write by `_id`, guarded
+     * so that it lands only on the organization's outbound message accepted under that wamid,
+     * from a status the move is allowed from (`from`), with the status not seen before, and
+     * writes the move's events with it. Answers how many landed; one that did not was a repeat,
+     * out of order, or not what its status said, and needs a closer look.
+     */
+    async moveWithoutRead(
+      items: {
+        id: number;
+        wamid: string;
+        company_id: number;
+        contact_id: number;
+        campaign_id: number | null;
+        phone_number_id: string;
+        status: DeliveryStatus;
+        from: StoredMessageStatus[];
+        at: Date;
+        events: BrokerEvent[];
+      }[],
+      now: Date,
+    ): Promise<number> {
+      let matched = 0;
+      for (const slice of slices(items)) {
+        const result = await stringKeyed(Messages).bulkWrite(
+          slice.map((item) => {
+            const outbox = addToOutbox(item.events);
+            return {
+              updateOne: {
+                filter: {
+                  _id: String(item.id),
+                  wamid: item.wamid,
+                  company_id: item.company_id,
+                  contact_id: item.contact_id,
+                  campaign_id: item.campaign_id,
+                  phone_number_id: item.phone_number_id,
+                  direction: 'outbound',
+                  status: { $in: item.from },
+                  statuses_seen: { $ne: item.status },
+                },
+                update: {
+                  $set: {
+                    status: item.status,
+                    [`status_times.${item.status}`]: item.at,
+                    updated_at: now,
+                    ...outbox.set,
+                  },
+                  $push: { history: { status: item.status, at: item.at, applied: true } },
+                  $addToSet: { statuses_seen: item.status, ...outbox.addToSet },
+                },
+              },
+            };
+          }),
+          { ordered: false },
+        );
+        matched += result.matchedCount;
+      }
+      return matched;
+    },
+
+    /**
      * An inbound file was fetched (or could not be): the message shows what became of it, and
      * its `message_received`, held until now so that it can say where the file is, is written.
      */

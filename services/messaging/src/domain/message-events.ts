@@ -37,20 +37,41 @@ type Subject = Pick<StoredMessage, 'id' | 'company_id' | 'contact_id' | 'phone'>
   phone_number_id?: string | null;
 };
 
-/** What a send puts in `biz_opaque_callback_data`, which the provider echoes in its statuses. */
-export const callbackDataOf = (messageId: number): string => `sb:${messageId}`;
+/**
+ * What a send puts in `biz_opaque_callback_data`, which the provider echoes in its statuses:
+ * `sb:<message id>:<contact id>:<campaign id, 0 for none>`. The message id finds a send whose
+ * acceptance was never stored; with the other two a status can be recorded and announced without
+ * reading the message first (see recordStatusBatch).
+ */
+export const callbackDataOf = (
+  message: Pick<StoredMessage, 'id' | 'contact_id'> & { campaign_id?: number | null },
+): string => `sb:${message.id}:${message.contact_id}:${message.campaign_id ?? 0}`;
+
+/** The message a status's `biz_opaque_callback_data` names, if it is ours (`sb:<id>` before the contact and campaign were added). */
+export function callbackSubjectOf(
+  value: unknown,
+): { id: number; contact_id?: number; campaign_id?: number | null } | undefined {
+  const match =
+    typeof value === 'string' ? /^sb:(\d{1,15})(?::(\d{1,15}):(\d{1,15}))?$/.exec(value) : null;
+  if (!match) return undefined;
+  if (match[2] === undefined) return { id: Number(match[1]) };
+  const campaign = Number(match[3]);
+  return {
+    id: Number(match[1]),
+    contact_id: Number(match[2]),
+    campaign_id: campaign === 0 ? null : campaign,
+  };
+}
 
 /** The message id a status's `biz_opaque_callback_data` names, if it is ours. */
-export function messageIdOfCallbackData(value: unknown): number | undefined {
-  const match = typeof value === 'string' ? /^sb:(\d{1,15})$/.exec(value) : null;
-  return match ? Number(match[1]) : undefined;
-}
+export const messageIdOfCallbackData = (value: unknown): number | undefined =>
+  callbackSubjectOf(value)?.id;
 
 /**
  * A message event carries, outside `data`, the campaign of a campaign's message and the
  * organization's number that sent or received it.
  */
-const ofCampaign = (event: BrokerEvent, message: Subject): BrokerEvent => ({
+const ofCampaign = (event: BrokerEvent, message: Omit<Subject, 'phone'>): BrokerEvent => ({
   ...event,
   ...(message.campaign_id ? { campaign_id: message.campaign_id } : {}),
   ...(message.phone_number_id ? { phone_number_id: message.phone_number_id } : {}),
@@ -101,7 +122,7 @@ export const messageFailed = (ids: EventIds, message: Subject, error: string, no
 
 export const messageStatusUpdated = (
   ids: EventIds,
-  message: Subject,
+  message: Omit<Subject, 'phone'>,
   wamid: string,
   status: 'sent' | 'delivered' | 'read' | 'failed',
   error: string | null,

@@ -470,6 +470,30 @@ describe('the 24-hour customer service window', () => {
   });
 });
 
+describe('the window check of repeated sends', () => {
+  test('when the contact wrote within the window, then free-form answers to them go without reading their conversation each time', async () => {
+    const team = await organizationWithOwner('Chatty Co');
+    const phone = uniquePhone();
+    const { data } = await system.customerWrites(team.org, { from: phone, text: 'Hi there' });
+    const conversationsCollection = system.stack.messaging.db.collection('conversations');
+    const reads = jest.spyOn(conversationsCollection, 'findOne');
+    try {
+      for (const message of ['One', 'Two', 'Three']) {
+        const answer = await team.org.api.post('sendMessageToPhoneNumber', { phone, message });
+        expect(answer.status).toBe(200);
+      }
+      const own = reads.mock.calls.filter(
+        ([filter]) =>
+          (filter as { _id?: unknown })?._id === `${team.org.company_id}:${data.contact_id}`,
+      );
+      expect(own).toHaveLength(0);
+    } finally {
+      reads.mockRestore();
+    }
+    expect(await sentTexts(phone)).toEqual(['One', 'Two', 'Three']);
+  });
+});
+
 describe('hand-overs put the conversation in needs_human', () => {
   test("when a flow's hand-over step runs, then the conversation needs a person and automation stops for the contact", async () => {
     const team = await organizationWithOwner('Flow Co');

@@ -366,6 +366,121 @@ describe('statuses recorded in batches', () => {
   });
 });
 
+describe('statuses recorded without reading the message', () => {
+  test('when each status of a send arrives on its own, in order or late or repeated, then each moves it forward only and is announced once, and one in order costs no read of the message', async () => {
+    const sent: { message_id: number; message_wamid: string; phone: string; data: string }[] = [];
+    for (let index = 0; index < 3; index++) {
+      const phone = uniquePhone();
+      await system.sim('POST', '/faults', { to: phone, count: 1, statuses: [] });
+      const answer = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Alone' });
+      expect(answer.status).toBe(200);
+      const { message_id, message_wamid } = answer.body as {
+        message_id: number;
+        message_wamid: string;
+      };
+      // What the send gave the provider to echo, as its statuses carry it.
+      const { sent: requests } = await system.sim('GET', `/sent?wamid=${message_wamid}`);
+      const data = requests[0].request.biz_opaque_callback_data as string;
+      sent.push({ message_id, message_wamid, phone, data });
+    }
+    const [inOrder, late, repeated] = sent;
+    const messages = system.stack.messaging.db.collection('messages');
+    // Reads of one message by its `_id` (a status batch's, the relay's) go through findOne.
+    const reads = jest.spyOn(messages, 'findOne');
+    const readsOf = (id: number) =>
+      reads.mock.calls.filter(([filter]) => (filter as { _id?: unknown })?._id === String(id))
+        .length;
+    let sequence = 0;
+    const publish = (message: (typeof sent)[number], status: string) =>
+      publishStatus(message.message_id * 1000 + sequence++, {
+        id: message.message_wamid,
+        status,
+        recipient_id: message.phone,
+        biz_opaque_callback_data: message.data,
+      });
+    /** One status on its own, then waits until the message shows it in its history. */
+    async function arrives(message: (typeof sent)[number], status: string, seen: number) {
+      await publish(message, status);
+      await waitFor(async () =>
+        (await statusOf(message.message_id)).history.length === seen ? true : undefined,
+      );
+    }
+    /**
+     * One status that moves the message, then waits for its announcement and for the relay to
+     * be done with it (its outbox empty, looked at with `find`, which is not counted).
+     */
+    async function moves(message: (typeof sent)[number], status: string) {
+      await publish(message, status);
+      await waitFor(() =>
+        eventsOf(system.events, 'message_status_updated', message.message_id).some(
+          (event) => (event.data as { status: string }).status === status,
+        )
+          ? true
+          : undefined,
+      );
+      await waitFor(async () => {
+        const [stored] = await messages.find({ id: message.message_id }).toArray();
+        return (stored?.pending_ids as unknown[] | undefined)?.length === 0 ? true : undefined;
+      });
+    }
+    try {
+      await moves(inOrder!, 'delivered');
+      await moves(inOrder!, 'read');
+      expect(readsOf(inOrder!.message_id)).toBe(0);
+    } finally {
+      reads.mockRestore();
+    }
+    await arrives(late!, 'read', 2);
+    await arrives(late!, 'delivered', 3);
+    await arrives(repeated!, 'delivered', 2);
+    await arrives(repeated!, 'read', 3);
+    // The repeat adds nothing: time for it to have, had it been recorded again.
+    await publish(repeated!, 'delivered');
+    await sleep(700);
+    const historyOf = async (id: number) =>
+      (await statusOf(id)).history.map((entry: { status: string; applied: boolean }) => [
+        entry.status,
+        entry.applied,
+      ]);
+    expect(await historyOf(inOrder!.message_id)).toEqual([
+      ['sent', true],
+      ['delivered', true],
+      ['read', true],
+    ]);
+    expect(await historyOf(late!.message_id)).toEqual([
+      ['sent', true],
+      ['read', true],
+      ['delivered', false],
+    ]);
+    expect(await historyOf(repeated!.message_id)).toEqual([
+      ['sent', true],
+      ['delivered', true],
+      ['read', true],
+    ]);
+    for (const [message, statuses] of [
+      [inOrder!, ['sent', 'delivered', 'read']],
+      [late!, ['sent', 'read']],
+      [repeated!, ['sent', 'delivered', 'read']],
+    ] as const) {
+      const events = eventsOf(system.events, 'message_status_updated', message.message_id);
+      const [announced] = eventsOf(system.events, 'message_sent', message.message_id);
+      const { contact_id } = announced!.data as { contact_id: number };
+      expect(events.map((event) => (event.data as { status: string }).status)).toEqual(statuses);
+      for (const event of events) {
+        expect(event).toMatchObject({ company_id: org.company_id, phone_number_id: phoneNumberId });
+        expect(event.data).toEqual({
+          message_id: message.message_id,
+          message_wamid: message.message_wamid,
+          status: (event.data as { status: string }).status,
+          error: null,
+          contact_id,
+          company_id: org.company_id,
+        });
+      }
+    }
+  });
+});
+
 describe('account and display-name decisions', () => {
   const eventFor = (name: string, predicate: (data: Record<string, unknown>) => boolean) =>
     waitFor(() =>

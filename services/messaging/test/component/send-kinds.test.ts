@@ -151,7 +151,9 @@ describe('sending the other message kinds', () => {
         to: phone,
         type,
         ...object,
-        biz_opaque_callback_data: `sb:${sent.body.message_id}`,
+        biz_opaque_callback_data: expect.stringMatching(
+          new RegExp(`^sb:${sent.body.message_id}:\\d+:0$`),
+        ),
       });
       expect(await storedMessage(phone, sent.body.message_id)).toMatchObject({
         type,

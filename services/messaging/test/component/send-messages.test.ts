@@ -42,7 +42,7 @@ describe('sendMessageToPhoneNumber (the published REST API)', () => {
       to: phone,
       type: 'text',
       text: { body: 'Hello Ana' },
-      biz_opaque_callback_data: `sb:${message_id}`,
+      biz_opaque_callback_data: expect.stringMatching(new RegExp(`^sb:${message_id}:\\d+:0$`)),
     });
 
     const read = await waitFor(

@@ -2,7 +2,12 @@ import { accountDecisionOf, nameDecisionOf } from '../../src/domain/receiving/ac
 import { describeInbound, replyIdOf } from '../../src/domain/receiving/describe-inbound';
 import { describeStatusError } from '../../src/domain/receiving/record-statuses';
 import { createKeyedLock } from '../../src/domain/keyed-lock';
-import { stableEventId } from '../../src/domain/message-events';
+import {
+  callbackDataOf,
+  callbackSubjectOf,
+  messageIdOfCallbackData,
+  stableEventId,
+} from '../../src/domain/message-events';
 
 describe('replyIdOf (automated replies match a chosen button or row by id)', () => {
   test.each([
@@ -131,6 +136,28 @@ describe('stableEventId', () => {
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(stableEventId('db', 'message:2:message_sent')).not.toBe(id);
     expect(stableEventId('other', 'message:1:message_sent')).not.toBe(id);
+  });
+});
+
+describe('biz_opaque_callback_data', () => {
+  test('when a send names its message, contact and campaign, then a status gives them back; an older send named only the message', () => {
+    const data = callbackDataOf({ id: 41, contact_id: 7, campaign_id: 3 });
+    expect(data).toBe('sb:41:7:3');
+    expect(callbackSubjectOf(data)).toEqual({ id: 41, contact_id: 7, campaign_id: 3 });
+    expect(callbackSubjectOf(callbackDataOf({ id: 42, contact_id: 7 }))).toEqual({
+      id: 42,
+      contact_id: 7,
+      campaign_id: null,
+    });
+    expect(callbackSubjectOf('sb:43')).toEqual({ id: 43 });
+    expect(messageIdOfCallbackData('sb:41:7:3')).toBe(41);
+    expect(messageIdOfCallbackData('sb:43')).toBe(43);
+  });
+
+  test('when the data is not ours, then nothing is named', () => {
+    for (const value of ['sb:', 'sb:1:2', 'sb:1:2:3:4', 'xx:1', 'sb:a:1:1', 1, null, undefined]) {
+      expect(callbackSubjectOf(value)).toBeUndefined();
+    }
   });
 });
 

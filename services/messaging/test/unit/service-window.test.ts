@@ -1,4 +1,8 @@
-import { SERVICE_WINDOW_MS, outsideServiceWindow } from '../../src/domain/sending/service-window';
+import {
+  SERVICE_WINDOW_MS,
+  outsideServiceWindow,
+  serviceWindowRefusal,
+} from '../../src/domain/sending/service-window';
 
 const now = new Date('2026-11-26T12:00:00.000Z');
 const ago = (ms: number) => new Date(now.getTime() - ms);
@@ -25,5 +29,46 @@ describe('the 24-hour customer service window', () => {
   test('when the contact never wrote (as far as we know), then the send is left to the provider', () => {
     expect(outsideServiceWindow({ kind: 'text' }, null, now)).toBeUndefined();
     expect(outsideServiceWindow({ kind: 'text' }, undefined, now)).toBeUndefined();
+  });
+});
+
+describe('the window check of a send, with what this process last saw', () => {
+  const contact = { id: 5, phone: '15550001', name: 'Ana', subscription: 'subscribed' } as never;
+  /** A conversation store that remembers `remembered` and holds `stored`; counts its reads. */
+  function conversations(remembered: Date | null | undefined, stored: Date | null) {
+    const reads: number[] = [];
+    return {
+      reads,
+      rememberedInbound: () => remembered,
+      find: async (_company: number, contact_id: number) => {
+        reads.push(contact_id);
+        return { last_inbound_at: stored } as never;
+      },
+    };
+  }
+  const check = (store: ReturnType<typeof conversations>) =>
+    serviceWindowRefusal(store, {}, { kind: 'text' }, contact, 1, now);
+
+  test('when the contact was seen writing within the window, or seen never writing, then the send goes without a read', async () => {
+    for (const remembered of [ago(60_000), null]) {
+      const store = conversations(remembered, ago(60_000));
+      await expect(check(store)).resolves.toBeUndefined();
+      expect(store.reads).toEqual([]);
+    }
+  });
+
+  test('when what was seen is outside the window, then it is read again before refusing, and a newer message lets the send go', async () => {
+    const stale = conversations(ago(SERVICE_WINDOW_MS + 1), ago(60_000));
+    await expect(check(stale)).resolves.toBeUndefined();
+    expect(stale.reads).toEqual([5]);
+    const outside = conversations(ago(SERVICE_WINDOW_MS + 1), ago(SERVICE_WINDOW_MS + 1));
+    await expect(check(outside)).rejects.toMatchObject({ code: 'outside_service_window' });
+    expect(outside.reads).toEqual([5]);
+  });
+
+  test('when nothing was seen, then the conversation is read', async () => {
+    const store = conversations(undefined, ago(SERVICE_WINDOW_MS + 1));
+    await expect(check(store)).rejects.toMatchObject({ code: 'outside_service_window' });
+    expect(store.reads).toEqual([5]);
   });
 });

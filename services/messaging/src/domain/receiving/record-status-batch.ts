@@ -1,7 +1,7 @@
 import type { ProviderEventMessage } from '@switchboard/contracts';
 import type { HistoryEntry, StatusChange, StoredMessage } from '../../data-access/message-store';
 import { hasRealWamid } from '../../data-access/message-store';
-import { messageIdOfCallbackData } from '../message-events';
+import { callbackSubjectOf, messageStatusUpdated } from '../message-events';
 import { providerTime } from './receive-messages';
 import {
   MOVES_FROM,
@@ -22,6 +22,11 @@ interface Item {
   status: keyof typeof MOVES_FROM;
   at: Date;
   error: string | null;
+  /** What the callback data names beside the message (absent in that of older sends). */
+  contact_id?: number;
+  campaign_id?: number | null;
+  /** The organization's number the status came to (the provider's `metadata`). */
+  phone_number_id?: string;
 }
 
 /**
@@ -30,24 +35,45 @@ interface Item {
  */
 function itemsOf(event: ProviderEventMessage, index: number, now: Date): Item[] | undefined {
   const statuses = Array.isArray(event.value.statuses) ? (event.value.statuses as Loose[]) : [];
+  const metadata = (event.value.metadata ?? {}) as Loose;
+  const numberId =
+    typeof metadata.phone_number_id === 'string' && metadata.phone_number_id !== ''
+      ? metadata.phone_number_id
+      : undefined;
   const items: Item[] = [];
   for (const status of statuses) {
     const wamid = typeof status.id === 'string' ? status.id : undefined;
     const name = typeof status.status === 'string' ? status.status : undefined;
     if (!wamid || !name || !isDeliveryStatus(name)) continue; // as recordStatuses skips them
-    const id = messageIdOfCallbackData(status.biz_opaque_callback_data);
-    if (id === undefined) return undefined;
+    const subject = callbackSubjectOf(status.biz_opaque_callback_data);
+    if (subject === undefined) return undefined;
     const error = name === 'failed' ? describeStatusError(status.errors) : null;
     items.push({
       event: index,
-      id,
+      ...subject,
       wamid,
       status: name,
       at: providerTime(status.timestamp, now),
       error,
+      ...(numberId ? { phone_number_id: numberId } : {}),
     });
   }
   return items;
+}
+
+/**
+ * What a delivered or read needs to be moved and announced without reading its message: the
+ * contact and campaign from the callback data, the number from the provider's metadata. Failed
+ * is left to the read (its `message_failed` names the phone).
+ */
+function blindMove(item: Item) {
+  if (item.status !== 'delivered' && item.status !== 'read') return undefined;
+  if (item.contact_id === undefined || item.phone_number_id === undefined) return undefined;
+  return {
+    contact_id: item.contact_id,
+    campaign_id: item.campaign_id ?? null,
+    phone_number_id: item.phone_number_id,
+  };
 }
 
 /** A message the fast path may move: ours, outbound, accepted under this very wamid. */
@@ -118,11 +144,16 @@ export async function recordStatusBatch(
     if (found) items.push(...found);
     else slow.add(index);
   });
-  // A `sent` that is its message's only status here needs no read (see recordSentStatuses).
+  // A status that is its message's only one here needs no read when it is a `sent` (see
+  // recordSentStatuses), or a delivered or read whose callback data names the contact and
+  // campaign (see moveWithoutRead): their events can be written without the message.
   const perMessage = new Map<number, number>();
   for (const item of items) perMessage.set(item.id, (perMessage.get(item.id) ?? 0) + 1);
   const unread = items.filter(
-    (item) => item.status === 'sent' && perMessage.get(item.id) === 1 && !slow.has(item.event),
+    (item) =>
+      perMessage.get(item.id) === 1 &&
+      !slow.has(item.event) &&
+      (item.status === 'sent' || blindMove(item) !== undefined),
   );
   const read = items.filter((item) => !unread.includes(item));
   const messages = await deps.messages.findManyById(read.map((item) => item.id));
@@ -149,7 +180,8 @@ export async function recordStatusBatch(
     }
   }
   const fast = read.filter((item) => !slow.has(item.event));
-  const sentOnly = unread.filter((item) => !slow.has(item.event));
+  const sentOnly = unread.filter((item) => !slow.has(item.event) && item.status === 'sent');
+  const blind = unread.filter((item) => !slow.has(item.event) && item.status !== 'sent');
 
   const byMessage = new Map<number, Item[]>();
   for (const item of fast) byMessage.set(item.id, [...(byMessage.get(item.id) ?? []), item]);
@@ -168,6 +200,35 @@ export async function recordStatusBatch(
     // Some message changed since it was read: every event of the fast path again, one by one.
     for (const item of fast) slow.add(item.event);
   }
+  const blindMoves = blind.map((item) => {
+    const move = blindMove(item)!;
+    const message = {
+      id: item.id,
+      company_id: events[item.event]!.company_id,
+      contact_id: move.contact_id,
+      campaign_id: move.campaign_id,
+      phone_number_id: move.phone_number_id,
+    };
+    return {
+      ...message,
+      wamid: item.wamid,
+      status: item.status,
+      from: MOVES_FROM[item.status],
+      at: item.at,
+      events: [messageStatusUpdated(deps.eventIds, message, item.wamid, item.status, null, now)],
+    };
+  });
+  const moved = await deps.messages.moveWithoutRead(blindMoves, now);
+  if (moved === blindMoves.length) {
+    deps.relay.relayWrittenSoon(
+      deps.messages.outbox,
+      blindMoves.map((move) => ({ id: String(move.id), events: move.events })),
+    );
+  } else {
+    // A repeat, out of order, or not as named: each again, one by one (those that landed are
+    // found recorded there, and their events relayed from the outbox).
+    for (const item of blind) slow.add(item.event);
+  }
   const sentRecorded = await deps.messages.recordSentStatuses(
     sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id })),
     now,
@@ -178,7 +239,13 @@ export async function recordStatusBatch(
   }
 
   deps.logger.debug(
-    { events: events.length, changes: changes.length, sent: sentOnly.length, slow: slow.size },
+    {
+      events: events.length,
+      changes: changes.length,
+      sent: sentOnly.length,
+      moved: blindMoves.length,
+      slow: slow.size,
+    },
     'statuses recorded in a batch',
   );
   const outcomes: (undefined | Error)[] = events.map(() => undefined);

@@ -386,7 +386,11 @@ export function createSender(deps: SendingDeps) {
       ...buildProviderMessage(contact.phone, content),
       // Echoed in the provider's status webhooks: if this process dies after the provider
       // accepted the message but before storing that, the `sent` status still finds it.
-      biz_opaque_callback_data: callbackDataOf(id),
+      biz_opaque_callback_data: callbackDataOf({
+        id,
+        contact_id: contact.id,
+        campaign_id: request.campaign_id ?? null,
+      }),
     };
     const message: StoredMessage = {
       _id: String(id),

@@ -33,7 +33,7 @@ export function outsideServiceWindow(
  * its producer (a campaign) counts on a `message_failed` for every command.
  */
 export async function serviceWindowRefusal(
-  conversations: Pick<ConversationStore, 'find'>,
+  conversations: Pick<ConversationStore, 'find' | 'rememberedInbound'>,
   request: { idempotency?: { scope: 'api' | 'command' } },
   content: Pick<OutboundContent, 'kind'>,
   contact: ContactRef,
@@ -41,6 +41,15 @@ export async function serviceWindowRefusal(
   now: Date,
 ): Promise<ProviderFailure | undefined> {
   if (content.kind === 'template') return undefined;
+  // What this process last saw settles it when it lets the message go: the contact's last
+  // message only moves forward, so one seen inside the window is inside it still, and a contact
+  // seen without any is left to the provider as a read now would leave them (unless their first
+  // message reached another replica since, with a time over a day old: the provider then fails
+  // the send, as it does any free-form message outside the window). A refusal is always read.
+  const remembered = conversations.rememberedInbound(company_id, contact.id);
+  if (remembered !== undefined && !outsideServiceWindow(content, remembered, now)) {
+    return undefined;
+  }
   const conversation = await conversations.find(company_id, contact.id);
   const reason = outsideServiceWindow(content, conversation?.last_inbound_at, now);
   if (!reason) return undefined;
