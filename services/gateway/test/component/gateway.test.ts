@@ -4,6 +4,8 @@ import {
   CreateTokenResponseSchema,
   ErrorResponseSchema,
   UpdateChannelResponseSchema,
+  InternalUsageQuerySchema,
+  InternalUsageResponseSchema,
   UsageResponseSchema,
   WEBHOOK_OPERATIONS,
   orgHeaders,
@@ -30,6 +32,13 @@ jest.setTimeout(30_000);
 const prefix = uniquePrefix('gateway');
 let stack: GatewayStack;
 let broker: Awaited<ReturnType<typeof isolatedAmqpUrl>>;
+const MESSAGING_USAGE = {
+  method: 'get',
+  path: '/internal/usage/{company_id}',
+  request: { query: InternalUsageQuerySchema },
+  responses: { 200: InternalUsageResponseSchema },
+} as const;
+
 // Takes connections and requests and never answers: campaigns is "hung".
 let hung: Server;
 // Webhooks' list operation, checked against its contract.
@@ -57,6 +66,10 @@ beforeAll(async () => {
   stack = await startGatewayStack({
     dbPrefix: prefix,
     amqpUrl: broker.url,
+    // Messaging's monthly count, for getUsage: it answers, while campaigns and contacts do not.
+    messagingRoutes: [
+      stubRoute(MESSAGING_USAGE, () => ({ status: 200, body: { status: 'success', used: 0 } })),
+    ],
     // Nothing listens on port 1: contacts is "down".
     gatewayEnv: {
       CONTACTS_URL: 'http://127.0.0.1:1',
