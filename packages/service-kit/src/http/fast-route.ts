@@ -31,7 +31,9 @@ export function answerBeforeExpress(
   const incoming = req.headers[REQUEST_ID_HEADER];
   const requestId =
     typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
-  const logger = deps.logger.child({ requestId });
+  // A child logger only when something is logged (below `info`, a request that succeeds logs nothing).
+  let child: Logger | undefined;
+  const logger = () => (child ??= deps.logger.child({ requestId }));
   const started = process.hrtime.bigint();
   res.setHeader(REQUEST_ID_HEADER, requestId);
   let errorCode: string | undefined;
@@ -43,16 +45,24 @@ export function answerBeforeExpress(
       durationMs / 1000,
     );
     if (errorCode) deps.metrics.countHttpError({ method, route: labels.route, code: errorCode });
-    logger.info(
-      { method, path: redactPath(labels.path), status: res.statusCode, durationMs },
-      'request',
-    );
+    if (deps.logger.isLevelEnabled('info')) {
+      logger().info(
+        { method, path: redactPath(labels.path), status: res.statusCode, durationMs },
+        'request',
+      );
+    }
   });
-  handle({ requestId, logger }).catch((error: unknown) => {
+  const context: FastRequestContext = {
+    requestId,
+    get logger() {
+      return logger();
+    },
+  };
+  handle(context).catch((error: unknown) => {
     const known =
       error instanceof AppError
         ? error
-        : (logger.error({ err: error }, 'unhandled error'),
+        : (logger().error({ err: error }, 'unhandled error'),
           new AppError('internal_error', 'Internal error'));
     errorCode = known.code;
     if (res.headersSent) {
