@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib';
 import {
   EXCHANGES,
@@ -80,6 +80,7 @@ afterAll(async () => {
 const token = () => new URL(org.channel.inbound_url).pathname.split('/').pop()!;
 const directUrl = () => `${inbound.url}/webhook/svc/receive/${token()}`;
 const viaGateway = () => `${stack.gateway.url}/webhook/svc/receive/${token()}`;
+const sha256 = (body: string) => createHash('sha256').update(body).digest('hex');
 const sign = (body: string, secret = org.channel.app_secret) =>
   'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 
@@ -172,6 +173,43 @@ describe('inbound webhook (the published inbound webhook)', () => {
       return event?.published_at ? event : undefined;
     });
     expect(stored).toMatchObject({ state: 'accepted', raw_body: body, pending: [] });
+  });
+
+  test('when a signed webhook comes chunked, without a stated length, then through the gateway and directly it is stored and published as any other', async () => {
+    for (const url of [viaGateway(), directUrl()]) {
+      const body = webhookBody('chunked');
+      const bytes = new TextEncoder().encode(body);
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(body) },
+        body: new ReadableStream({
+          start(controller) {
+            controller.enqueue(bytes.subarray(0, 100));
+            controller.enqueue(bytes.subarray(100));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(response.status).toBe(200);
+      const wamid = `wamid.out${sequence}"`;
+      await waitFor(() =>
+        published.some((p) => JSON.stringify(p.message.value).includes(wamid)) ? true : undefined,
+      );
+      expect(await inbound.db.collection('inbound_events').countDocuments({ raw_body: body })).toBe(
+        1,
+      );
+    }
+  });
+
+  test('when a body is larger than INBOUND_BODY_LIMIT, then 413 and nothing is stored', async () => {
+    const body = webhookBody('x'.repeat(3 * 1024 * 1024));
+    const response = await post(directUrl(), body);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ status: 'error' });
+    expect(
+      await inbound.db.collection('inbound_events').countDocuments({ body_sha256: sha256(body) }),
+    ).toBe(0);
   });
 
   test('when the signature is wrong, then 403 and nothing is stored or published', async () => {
