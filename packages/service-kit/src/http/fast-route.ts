@@ -65,7 +65,7 @@ export function answerBeforeExpress(
         : (logger().error({ err: error }, 'unhandled error'),
           new AppError('internal_error', 'Internal error'));
     errorCode = known.code;
-    if (res.headersSent) {
+    if (res.headersSent || res.destroyed) {
       res.destroy();
       return;
     }

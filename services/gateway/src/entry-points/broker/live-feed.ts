@@ -77,7 +77,8 @@ export function followLiveFeed(deps: { broker: Broker; streams: LiveStreams; log
     await opened.consume(
       queue,
       (message) => {
-        if (!message) return;
+        // With no stream open here a batch would be delivered to nobody: not even read.
+        if (!message || streams.empty) return;
         let json: unknown;
         try {
           json = JSON.parse(message.content.toString('utf8'));
