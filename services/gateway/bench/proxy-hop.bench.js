@@ -7,7 +7,8 @@
 //
 //   npx tsc -b && node services/gateway/bench/proxy-hop.bench.js [REQUESTS]
 //
-// Env: REQUESTS (per measured run, default 2,000), CONCURRENCY (default 16), BASE_PORT (18280).
+// Env: REQUESTS (per measured run, default 2,000), CONCURRENCY (default 16), BASE_PORT (18280),
+// IDLE_SECONDS (10: how long the processes' idle CPU is measured before the runs).
 // CPU is read from /proc/<pid>/stat (user + system) of the gateway and the owner over each
 // measured run only; the load itself runs in this process.
 const { createHmac } = require('node:crypto');
@@ -22,6 +23,7 @@ const REQUESTS = Number(process.argv[2] ?? process.env.REQUESTS ?? 2_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const BASE_PORT = Number(process.env.BASE_PORT ?? 18280);
 const CLOCK_TICKS = 100; // USER_HZ on Linux
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 10);
 const caller = createCaller(CONCURRENCY);
 
 function cpuMs(pid) {
@@ -31,13 +33,30 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
-/** Runs the load and returns it with the CPU each named process spent per request meanwhile. */
-async function measured(label, pids, call) {
+/** CPU each named process spends a second with no load (timers, pools, lease renewals). */
+async function idleMsPerSecond(pids, seconds = IDLE_SECONDS) {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, (cpuMs(pid) - before[name]) / seconds]),
+  );
+}
+
+/**
+ * Runs the load and returns it with the CPU each named process spent per request meanwhile, and
+ * the gateway's less what it spends idle over as long (`net`): on a loaded machine a run takes
+ * longer, and the idle work would otherwise count against each request.
+ */
+async function measured(label, pids, call, idle) {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
   const row = await load(label, REQUESTS, CONCURRENCY, call);
   for (const [name, pid] of Object.entries(pids)) {
     row[`${name} ms/req`] = Number(((cpuMs(pid) - before[name]) / REQUESTS).toFixed(3));
   }
+  const idleMs = idle.gateway * row.seconds;
+  row['gateway net ms/req'] = Number(
+    ((row['gateway ms/req'] * REQUESTS - idleMs) / REQUESTS).toFixed(3),
+  );
   return row;
 }
 
@@ -147,21 +166,27 @@ async function main() {
         messaging: system.pidOf('messaging'),
         inbound: system.pidOf('inbound'),
       };
+      const idle = await idleMsPerSecond(pids);
+      console.log(
+        `\nidle, ms of CPU a second: ${Object.entries(idle)
+          .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+          .join(', ')}`,
+      );
       console.log(`\n${REQUESTS} requests a run, ${CONCURRENCY} in flight:`);
       return [
-        await measured('getContacts: owner directly (baseline)', pids, direct.contacts),
-        await measured('getContacts: through the gateway', pids, viaGateway.contacts),
-        await measured('send: owner directly (baseline)', pids, direct.send),
-        await measured('send: through the gateway', pids, viaGateway.send),
-        await measured('status webhook: inbound directly (baseline)', pids, direct.webhook),
-        await measured('status webhook: through the gateway', pids, viaGateway.webhook),
+        await measured('getContacts: owner directly (baseline)', pids, direct.contacts, idle),
+        await measured('getContacts: through the gateway', pids, viaGateway.contacts, idle),
+        await measured('send: owner directly (baseline)', pids, direct.send, idle),
+        await measured('send: through the gateway', pids, viaGateway.send, idle),
+        await measured('status webhook: inbound directly (baseline)', pids, direct.webhook, idle),
+        await measured('status webhook: through the gateway', pids, viaGateway.webhook, idle),
       ];
     },
   );
   console.table(rows);
-  const gatewayMs = (label) => rows.find((row) => row.run === label)['gateway ms/req'];
+  const gatewayMs = (label) => rows.find((row) => row.run === label)['gateway net ms/req'];
   console.log(
-    `gateway CPU per proxied request: getContacts ${gatewayMs('getContacts: through the gateway').toFixed(3)} ms, ` +
+    `gateway CPU per proxied request, less its idle work: getContacts ${gatewayMs('getContacts: through the gateway').toFixed(3)} ms, ` +
       `send ${gatewayMs('send: through the gateway').toFixed(3)} ms, ` +
       `status webhook ${gatewayMs('status webhook: through the gateway').toFixed(3)} ms`,
   );
