@@ -40,13 +40,26 @@ export interface ServiceMetricsOptions {
   defaultMetrics?: boolean;
 }
 
+/**
+ * How often the event loop's delay is sampled. prom-client's default (10 ms) wakes every process
+ * a hundred times a second, about 3 ms of CPU a second per process when idle (measured: 0.4 ms
+ * at 100 ms). Sampled every 100 ms it still shows every stall longer than that, which is what
+ * the metric is read for.
+ */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 export function createServiceMetrics(
   service: string,
   options: ServiceMetricsOptions = {},
 ): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  if (options.defaultMetrics !== false) {
+    collectDefaultMetrics({
+      register: registry,
+      eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS,
+    });
+  }
 
   const httpRequests = new Counter({
     name: 'switchboard_http_requests_total',

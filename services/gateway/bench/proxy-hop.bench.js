@@ -1,13 +1,17 @@
 // What the gateway's proxy hop costs: the gateway's CPU per proxied request, for a
-// cheap read (`getContacts`, one contact a page) and for sends, beside the baseline of the same
-// run: the owning service called directly with the internal secret and the organization headers,
-// as the gateway would call it, so that the difference is the hop.
+// cheap read (`getContacts`, one contact a page), for sends, and for the provider's signed status
+// webhooks (three for each message sent, passed through to inbound), beside the baseline of the
+// same run: the owning service called directly (with the internal secret and the organization
+// headers, as the gateway would call it; inbound's webhook as the provider would), so that the
+// difference is the hop.
 //
 //   npx tsc -b && node services/gateway/bench/proxy-hop.bench.js [REQUESTS]
 //
-// Env: REQUESTS (per measured run, default 2,000), CONCURRENCY (default 16), BASE_PORT (18280).
+// Env: REQUESTS (per measured run, default 2,000), CONCURRENCY (default 16), BASE_PORT (18280),
+// IDLE_SECONDS (10: how long the processes' idle CPU is measured before the runs).
 // CPU is read from /proc/<pid>/stat (user + system) of the gateway and the owner over each
 // measured run only; the load itself runs in this process.
+const { createHmac } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const root = path.join(__dirname, '..', '..', '..');
@@ -19,6 +23,7 @@ const REQUESTS = Number(process.argv[2] ?? process.env.REQUESTS ?? 2_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const BASE_PORT = Number(process.env.BASE_PORT ?? 18280);
 const CLOCK_TICKS = 100; // USER_HZ on Linux
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 10);
 const caller = createCaller(CONCURRENCY);
 
 function cpuMs(pid) {
@@ -28,13 +33,30 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
-/** Runs the load and returns it with the CPU each named process spent per request meanwhile. */
-async function measured(label, pids, call) {
+/** CPU each named process spends a second with no load (timers, pools, lease renewals). */
+async function idleMsPerSecond(pids, seconds = IDLE_SECONDS) {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, (cpuMs(pid) - before[name]) / seconds]),
+  );
+}
+
+/**
+ * Runs the load and returns it with the CPU each named process spent per request meanwhile, and
+ * the gateway's less what it spends idle over as long (`net`): on a loaded machine a run takes
+ * longer, and the idle work would otherwise count against each request.
+ */
+async function measured(label, pids, call, idle) {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
   const row = await load(label, REQUESTS, CONCURRENCY, call);
   for (const [name, pid] of Object.entries(pids)) {
     row[`${name} ms/req`] = Number(((cpuMs(pid) - before[name]) / REQUESTS).toFixed(3));
   }
+  const idleMs = idle.gateway * row.seconds;
+  row['gateway net ms/req'] = Number(
+    ((row['gateway ms/req'] * REQUESTS - idleMs) / REQUESTS).toFixed(3),
+  );
   return row;
 }
 
@@ -58,7 +80,7 @@ async function main() {
         { authorization: `Bearer ${adminToken}` },
       );
       if (created.status !== 201) throw new Error(`create organization: ${created.text}`);
-      const { token, organization: org } = JSON.parse(created.text);
+      const { token, organization: org, channel } = JSON.parse(created.text);
       const ownerHeaders = {
         'x-internal-secret': internalSecret,
         'x-org-id': String(org.company_id),
@@ -66,14 +88,59 @@ async function main() {
         'x-org-plan-started-at': org.plan_started_at,
       };
       const phoneOf = (i) => String(393_400_000_000 + (i % 100));
+      // Status webhooks about messages this run sent (`delivered` again: recorded once).
+      const wamids = [];
+      const inboundPath = new URL(channel.inbound_url).pathname;
+      const statusWebhook = (i) => {
+        const body = {
+          object: 'whatsapp_business_account',
+          entry: [
+            {
+              id: String(org.company_id),
+              changes: [
+                {
+                  field: 'messages',
+                  value: {
+                    messaging_product: 'whatsapp',
+                    metadata: { display_phone_number: '15550000000', phone_number_id: '1' },
+                    statuses: [
+                      {
+                        id: wamids[i % wamids.length],
+                        status: 'delivered',
+                        timestamp: String(Math.floor(Date.now() / 1000)),
+                        recipient_id: phoneOf(i),
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+        };
+        const signature = createHmac('sha256', channel.app_secret)
+          .update(JSON.stringify(body))
+          .digest('hex');
+        return { body, headers: { 'x-hub-signature-256': `sha256=${signature}` } };
+      };
+      const webhookTo = (base) => (i) => {
+        const { body, headers } = statusWebhook(i);
+        return caller.post(`${base}${inboundPath}`, body, headers);
+      };
+      const sending = (call) => async (i) => {
+        const answer = await call(i);
+        if (answer.status === 200) wamids.push(JSON.parse(answer.text).message_wamid);
+        return answer;
+      };
       const sendBody = (i) => ({ phone: phoneOf(i), message: `bench ${i}` });
       const viaGateway = {
         contacts: () =>
           caller.get(`${gateway}/api/svc/getContacts?page=1&per_page=1`, {
             authorization: `Bearer ${token}`,
           }),
-        send: (i) =>
+        send: sending((i) =>
           caller.post(`${gateway}/api/svc/sendMessageToPhoneNumber`, { token, ...sendBody(i) }),
+        ),
+        webhook: webhookTo(gateway),
       };
       const direct = {
         contacts: () =>
@@ -84,32 +151,44 @@ async function main() {
             sendBody(i),
             ownerHeaders,
           ),
+        webhook: webhookTo(system.urls.inbound),
       };
 
       // Warm-up: contacts for every phone, JIT, connection pools, the token cache.
       await load('warm-up (not counted)', 300, CONCURRENCY, viaGateway.send);
       await load('warm-up (not counted)', 300, CONCURRENCY, viaGateway.contacts);
       await load('warm-up (not counted)', 300, CONCURRENCY, direct.contacts);
+      await load('warm-up (not counted)', 300, CONCURRENCY, viaGateway.webhook);
 
       const pids = {
         gateway: system.pidOf('gateway'),
         contacts: system.pidOf('contacts'),
         messaging: system.pidOf('messaging'),
+        inbound: system.pidOf('inbound'),
       };
+      const idle = await idleMsPerSecond(pids);
+      console.log(
+        `\nidle, ms of CPU a second: ${Object.entries(idle)
+          .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+          .join(', ')}`,
+      );
       console.log(`\n${REQUESTS} requests a run, ${CONCURRENCY} in flight:`);
       return [
-        await measured('getContacts: owner directly (baseline)', pids, direct.contacts),
-        await measured('getContacts: through the gateway', pids, viaGateway.contacts),
-        await measured('send: owner directly (baseline)', pids, direct.send),
-        await measured('send: through the gateway', pids, viaGateway.send),
+        await measured('getContacts: owner directly (baseline)', pids, direct.contacts, idle),
+        await measured('getContacts: through the gateway', pids, viaGateway.contacts, idle),
+        await measured('send: owner directly (baseline)', pids, direct.send, idle),
+        await measured('send: through the gateway', pids, viaGateway.send, idle),
+        await measured('status webhook: inbound directly (baseline)', pids, direct.webhook, idle),
+        await measured('status webhook: through the gateway', pids, viaGateway.webhook, idle),
       ];
     },
   );
   console.table(rows);
-  const gatewayMs = (label) => rows.find((row) => row.run === label)['gateway ms/req'];
+  const gatewayMs = (label) => rows.find((row) => row.run === label)['gateway net ms/req'];
   console.log(
-    `gateway CPU per proxied request: getContacts ${gatewayMs('getContacts: through the gateway').toFixed(3)} ms, ` +
-      `send ${gatewayMs('send: through the gateway').toFixed(3)} ms`,
+    `gateway CPU per proxied request, less its idle work: getContacts ${gatewayMs('getContacts: through the gateway').toFixed(3)} ms, ` +
+      `send ${gatewayMs('send: through the gateway').toFixed(3)} ms, ` +
+      `status webhook ${gatewayMs('status webhook: through the gateway').toFixed(3)} ms`,
   );
 }
 

@@ -9,7 +9,7 @@ import type { InboundConfig } from './config';
 import { createChannelCopyStore } from './data-access/channel-copy-store';
 import { createInboundEventStore } from './data-access/inbound-event-store';
 import { startRelay } from './entry-points/jobs/relay-and-cleanup';
-import { receiveRoutes } from './entry-points/http/receive-routes';
+import { receiveFastPath, receiveRoutes } from './entry-points/http/receive-routes';
 import { createWebhookIntake } from './domain/webhook-intake';
 import { createChannelDirectory } from './domain/channel-directory';
 import { createMessagingChannels } from './outbound/messaging-channels';
@@ -22,7 +22,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
   return startServiceRuntime({
     service: 'inbound',
     config,
-    async setup({ db, broker, logger, leases }) {
+    async setup({ db, broker, logger, leases, metrics }) {
       const store = createInboundEventStore(db);
       await store.init();
       const copies = createChannelCopyStore(
@@ -48,9 +48,21 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
         copies,
         logger,
       });
-      const intake = createWebhookIntake({ store, broker: broker!, logger });
+      const intake = createWebhookIntake({
+        store,
+        broker: broker!,
+        logger,
+        relayGraceMs: config.RELAY_GRACE_MS,
+      });
       let relay: { stop(): Promise<void> } | undefined;
       return {
+        preRoute: receiveFastPath({
+          channels,
+          intake,
+          bodyLimit: config.INBOUND_BODY_LIMIT,
+          logger,
+          metrics,
+        }),
         rawRoutes: (app) =>
           receiveRoutes(app, {
             channels,

@@ -3,6 +3,7 @@ export { requestId, requestLogger } from './request-context';
 export { checkInput } from './input-guards';
 export { redactPath } from '../span-redaction';
 export * from './error-middleware';
+export * from './fast-route';
 export * from './health-routes';
 export * from './internal-auth';
 export * from './metrics-routes';

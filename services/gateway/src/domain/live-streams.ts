@@ -97,6 +97,11 @@ export function createLiveStreams(limits: LiveStreamLimits) {
       for (const stream of all()) stream.end(reason);
     },
 
+    /** No stream open here (an organization's set is dropped with its last stream). */
+    get empty(): boolean {
+      return byOrganization.size === 0;
+    },
+
     get size(): number {
       return all().length;
     },

@@ -343,4 +343,28 @@ describe('gateway organizations and tokens', () => {
     expect(passed?.headers['x-hub-signature-256']).toBe('sha256=abc');
     expect(passed?.headers['x-org-id']).toBeUndefined();
   });
+
+  test('when the provider posts a webhook chunked, without a stated length, then inbound still gets its bytes unchanged', async () => {
+    // Only bodies of stated length take the gateway's streaming fast path; this one takes express.
+    const body = '{"object":"whatsapp_business_account","entry":[{"id":"2","text":"chunked"}]}';
+    const bytes = new TextEncoder().encode(body);
+    const token = 'b'.repeat(43);
+    const response = await fetch(`${gatewayUrl()}/webhook/svc/receive/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=def' },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(bytes.subarray(0, 20));
+          controller.enqueue(bytes.subarray(20));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(200);
+    const passed = inbound.calls.at(-1)?.request;
+    expect(passed?.params).toEqual({ token });
+    expect(passed?.text).toBe(body);
+    expect(passed?.headers['x-hub-signature-256']).toBe('sha256=def');
+  });
 });

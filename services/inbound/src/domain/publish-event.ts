@@ -1,18 +1,18 @@
 import { EXCHANGES, type ProviderEventMessage } from '@switchboard/contracts';
 import { runInTraceContext, type Broker } from '@switchboard/service-kit';
-import type { InboundEvent, InboundEventStore } from '../data-access/inbound-event-store';
+import type { InboundEvent } from '../data-access/inbound-event-store';
 
 /**
  * Publishes the pending messages of many events side by side, then marks the events whose
- * messages the broker all confirmed published, in one batch of writes. An event with a failed
+ * messages the broker all confirmed published (`markPublished`: in one batch of writes, or
+ * gathered with other batches'). An event with a failed
  * publish stays unpublished for the relay. Publishing twice is harmless: message ids are
  * deterministic and messaging deduplicates by them and by wamid.
  */
 export async function publishEvents(
   broker: Broker,
-  store: InboundEventStore,
+  markPublished: (ids: string[]) => Promise<void>,
   events: InboundEvent[],
-  now = new Date(),
 ): Promise<{ published: number; failed: unknown[] }> {
   // Each in the trace of the webhook's arrival, also when the relay job publishes it later.
   const outcomes = await Promise.allSettled(
@@ -21,10 +21,7 @@ export async function publishEvents(
     ),
   );
   const done = events.filter((_, index) => outcomes[index]!.status === 'fulfilled');
-  await store.markManyPublished(
-    done.map((event) => event._id),
-    now,
-  );
+  await markPublished(done.map((event) => event._id));
   const failed = outcomes.flatMap((outcome) =>
     outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
   );

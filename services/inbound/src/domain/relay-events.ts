@@ -26,7 +26,11 @@ export function createRelayAndCleanup(deps: RelayDeps): () => Promise<void> {
     if (deps.broker.isConnected()) {
       const due = await deps.store.findUnpublished(new Date(now.getTime() - deps.graceMs), BATCH);
       if (due.length > 0) {
-        const { published, failed } = await publishEvents(deps.broker, deps.store, due);
+        const { published, failed } = await publishEvents(
+          deps.broker,
+          (ids) => deps.store.markManyPublished(ids, new Date()),
+          due,
+        );
         if (published > 0) deps.logger.info({ published }, 'relayed unpublished inbound events');
         if (failed.length > 0) throw failed[0];
       }

@@ -14,6 +14,12 @@ type Channel = Parameters<Parameters<Broker['onConnect']>[0]>[0];
 
 /** Events gathered into one log write at most; more wait for the next. */
 const WRITE_BATCH = 200;
+/**
+ * How long the first event of a batch waits for others. Each batch costs two database commands
+ * and a broker message whatever its size, and every message sent brings four events, a few
+ * milliseconds apart; a console shows them no later to the eye.
+ */
+const WRITE_GATHER_MS = 50;
 
 /**
  * `gateway.live-events`: every event the console shows, written to the live event log in
@@ -31,7 +37,7 @@ export async function consumeLiveEvents(deps: {
     });
   const batcher = createBatcher<LiveEvent, undefined>({
     maxItems: WRITE_BATCH,
-    maxWaitMs: 0,
+    maxWaitMs: WRITE_GATHER_MS,
     run: async (events) => {
       await writer.write(events, fanOut);
       return events.map(() => undefined);
@@ -71,7 +77,8 @@ export function followLiveFeed(deps: { broker: Broker; streams: LiveStreams; log
     await opened.consume(
       queue,
       (message) => {
-        if (!message) return;
+        // With no stream open here a batch would be delivered to nobody: not even read.
+        if (!message || streams.empty) return;
         let json: unknown;
         try {
           json = JSON.parse(message.content.toString('utf8'));

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_OPERATIONS, INVALID_TOKEN_MESSAGE, REQUEST_ID_HEADER } from '@switchboard/contracts';
+import { API_OPERATIONS, INVALID_TOKEN_MESSAGE } from '@switchboard/contracts';
 import {
   AppError,
+  answerBeforeExpress,
   checkInput,
-  errorBody,
-  redactPath,
+  readStatedBody,
+  statedBodyLength,
   type Logger,
   type ServiceMetrics,
 } from '@switchboard/service-kit';
@@ -15,13 +15,15 @@ import type { RateLimits } from './rate-limits';
 import { tokenAmong } from './authenticate';
 import { EDGE_CHECKED_OPERATIONS } from './check-assignee';
 
-/** The route label the express route of these requests has, so the metrics stay one series. */
+/** The route labels the express routes of these requests have, so the metrics stay one series. */
 const ROUTE = '/api/svc/:operation';
+const WEBHOOK_ROUTE = '/webhook/svc/receive/:token';
+/** The provider's webhook path as inbound routes it, with a token of plain characters only. */
+const WEBHOOK_PATH = /^\/webhook\/svc\/receive\/[A-Za-z0-9_-]{1,200}$/;
 /** Bodies up to this size are read here; larger ones (and every unusual request) go to express. */
 const MAX_FAST_BODY = 64 * 1024;
 const OPERATION_PATH = /^\/api\/svc\/([A-Za-z]+)$/;
 const JSON_TYPE = /^application\/json\s*(?:;\s*charset=utf-8\s*)?$/i;
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 interface FastOperation {
   name: string;
@@ -55,30 +57,14 @@ function clientAddress(req: IncomingMessage, trustedHops: number): string | unde
   return addresses[Math.min(trustedHops, addresses.length - 1)];
 }
 
-function readBody(req: IncomingMessage, length: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    req.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received <= length) chunks.push(chunk);
-    });
-    req.once('end', () =>
-      received === length
-        ? resolve(Buffer.concat(chunks))
-        : reject(new AppError('malformed_json', 'Request was aborted')),
-    );
-    req.once('error', () => reject(new AppError('malformed_json', 'Request was aborted')));
-  });
-}
-
 /**
  * The hot path of the public API, answered on node:http before express: an operation forwarded
  * to its owner, called with its documented method, a JSON body of known length (POST) or a flat
  * query (GET). It does what express' chain does for such a request — request id and log line,
  * metrics under the route's label, token and rate limits, input that can be stored, the error
  * envelope — and hands anything else (other paths, methods, content types, bracketed queries,
- * large or chunked bodies) to express, so the rare cases keep one implementation.
+ * large or chunked bodies) to express, so the rare cases keep one implementation. The provider's
+ * webhooks (three for each message sent) take the same way to inbound.
  */
 export function createFastApiPath(deps: {
   authenticator: TokenAuthenticator;
@@ -90,16 +76,6 @@ export function createFastApiPath(deps: {
 }) {
   const operations = fastOperations();
 
-  function sendError(res: ServerResponse, error: AppError): void {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    res.statusCode = error.httpStatus;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify(errorBody(error)));
-  }
-
   async function handle(
     req: IncomingMessage,
     res: ServerResponse,
@@ -109,7 +85,7 @@ export function createFastApiPath(deps: {
   ): Promise<void> {
     let body: Record<string, unknown> | undefined;
     if (req.method === 'POST') {
-      const raw = await readBody(req, Number(req.headers['content-length']));
+      const raw = await readStatedBody(req, Number(req.headers['content-length']));
       let parsed: unknown;
       try {
         parsed = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
@@ -146,12 +122,38 @@ export function createFastApiPath(deps: {
     );
   }
 
+  /**
+   * The provider's signed webhook, unauthenticated here (inbound checks the signature over the
+   * raw bytes): streamed to inbound as it arrives, never parsed. Only a body of stated length;
+   * a chunked or encoded one is express' to forward.
+   */
+  function forwardWebhook(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+    if (statedBodyLength(req) === undefined) return false;
+    answerBeforeExpress(deps, req, res, { route: WEBHOOK_ROUTE, path }, ({ requestId }) =>
+      deps.proxy.forwardRequest(
+        'inbound',
+        {
+          method: 'POST',
+          url: req.url!,
+          headers: req.headers,
+          body: undefined,
+          stream: req,
+          requestId,
+        },
+        res,
+        path,
+      ),
+    );
+    return true;
+  }
+
   /** Answers the request and returns true, or returns false to leave it to express. */
   return function fastApiPath(req: IncomingMessage, res: ServerResponse): boolean {
     const target = req.url ?? '';
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
+    if (req.method === 'POST' && WEBHOOK_PATH.test(path)) return forwardWebhook(req, res, path);
     const match = OPERATION_PATH.exec(path);
     if (!match) return false;
     const operation = operations.get(match[1]!.toLowerCase());
@@ -182,32 +184,9 @@ export function createFastApiPath(deps: {
       return false;
     }
 
-    const incoming = req.headers[REQUEST_ID_HEADER];
-    const requestId =
-      typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
-    const log = deps.logger.child({ requestId });
-    const started = process.hrtime.bigint();
-    res.setHeader(REQUEST_ID_HEADER, requestId);
-    let errorCode: string | undefined;
-    res.once('finish', () => {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const method = req.method!;
-      deps.metrics.observeHttpRequest(
-        { method, route: ROUTE, status: res.statusCode },
-        durationMs / 1000,
-      );
-      if (errorCode) deps.metrics.countHttpError({ method, route: ROUTE, code: errorCode });
-      log.info({ method, path: redactPath(path), status: res.statusCode, durationMs }, 'request');
-    });
-    handle(req, res, operation, params, requestId).catch((error: unknown) => {
-      const known =
-        error instanceof AppError
-          ? error
-          : (log.error({ err: error }, 'unhandled error'),
-            new AppError('internal_error', 'Internal error'));
-      errorCode = known.code;
-      sendError(res, known);
-    });
+    answerBeforeExpress(deps, req, res, { route: ROUTE, path }, ({ requestId }) =>
+      handle(req, res, operation, params, requestId),
+    );
     return true;
   };
 }
