@@ -276,7 +276,7 @@ test('when the owner of a free organization adds an agent, then the plan limit i
   expect(problems).toEqual([]);
 });
 
-test('when an agent signs in, then Settings is neither offered nor opened', async () => {
+test('when an agent signs in, then Settings and Developer → Webhooks are neither offered nor opened', async () => {
   await organizationWithOwner('Team Co', 'standard', 'lead@team.example');
   const owner = await signIn(e2e.gateway, 'lead@team.example', 'owner passphrase');
   const added = await callGateway(e2e.gateway, 'POST', '/api/svc/addAgent', owner, {
@@ -292,6 +292,11 @@ test('when an agent signs in, then Settings is neither offered nor opened', asyn
   await page.getByRole('button', { name: 'Set password and sign in' }).click();
   await page.getByText('Ana Agent · agent').waitFor();
   expect(await page.getByRole('link', { name: 'Settings' }).count()).toBe(0);
+  expect(await page.getByRole('link', { name: 'Developer → Webhooks' }).count()).toBe(0);
+  await page.goto(consoleUrl('developer/webhooks'));
+  await page
+    .getByText("Only the organization's owner and admins can open Developer → Webhooks")
+    .waitFor();
   await page.goto(consoleUrl('settings'));
   await page.getByText("Only the organization's owner and admins can open Settings").waitFor();
   // Nor can the agent reach what the page would show, by the API.

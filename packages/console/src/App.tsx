@@ -28,7 +28,7 @@ const NAV = [
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/templates', label: 'Templates' },
   { to: '/automation', label: 'Automation' },
-  { to: '/developer/webhooks', label: 'Developer → Webhooks' },
+  { to: '/developer/webhooks', label: 'Developer → Webhooks', managersOnly: true },
   { to: '/settings', label: 'Settings', managersOnly: true },
 ];
 
@@ -85,8 +85,16 @@ function Shell() {
             <Route path="/campaigns" element={<CampaignsPage />} />
             <Route path="/templates" element={<TemplatesPage />} />
             <Route path="/automation" element={<AutomationPage />} />
-            <Route path="/developer/webhooks" element={<WebhooksPage />} />
-            <Route path="/settings" element={isManager(user) ? <SettingsPage /> : <NotAllowed />} />
+            <Route
+              path="/developer/webhooks"
+              element={
+                isManager(user) ? <WebhooksPage /> : <NotAllowed page="Developer → Webhooks" />
+              }
+            />
+            <Route
+              path="/settings"
+              element={isManager(user) ? <SettingsPage /> : <NotAllowed page="Settings" />}
+            />
             <Route path="*" element={<Navigate to="/inbox" replace />} />
           </Routes>
         </main>
@@ -95,13 +103,12 @@ function Shell() {
   );
 }
 
-function NotAllowed() {
+function NotAllowed({ page }: { page: string }) {
   return (
     <Stack>
-      <Title order={1}>Settings</Title>
+      <Title order={1}>{page}</Title>
       <Text role="alert">
-        Only the organization's owner and admins can open Settings. Ask one of them for what you
-        need.
+        Only the organization's owner and admins can open {page}. Ask one of them for what you need.
       </Text>
     </Stack>
   );

@@ -415,7 +415,7 @@ describe('failed sign-ins are limited per account and per address', () => {
 });
 
 describe('roles', () => {
-  test('when an agent manages users or tokens, then 403 says only owners and admins may; the agent may list colleagues', async () => {
+  test('when an agent manages users, tokens or webhooks, then 403 says only owners and admins may; the agent may list colleagues', async () => {
     const { owner, token } = await organizationWithOwner();
     const { session: agent } = await addSignedInUser(owner, 'agent');
     const { agent: colleague } = await addSignedInUser(owner, 'agent');
@@ -439,6 +439,11 @@ describe('roles', () => {
         /^Only the organization's owner and admins can .+; you are signed in as an agent$/,
       );
     }
+    const webhooks = await callGateway(url(), 'GET', '/developer/webhooks', agent);
+    expect(webhooks.status).toBe(403);
+    expect(webhooks.body.message).toBe(
+      "Only the organization's owner and admins can manage webhooks; you are signed in as an agent",
+    );
     expect((await api('GET', 'getAgents', agent)).body.agents).toHaveLength(3);
     expect((await api('GET', 'getAgents', { token })).status).toBe(200);
   });

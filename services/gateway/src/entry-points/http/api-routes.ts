@@ -8,6 +8,7 @@ import { authenticatedOrganization, requireToken } from './authenticate';
 import { callerOf } from './authenticate-caller';
 import { EDGE_CHECKED_OPERATIONS, type EdgeCheck } from './check-assignee';
 import { presentOrganization } from '../../domain/present-organization';
+import { requireManager } from '../../domain/users';
 import type { RateLimits } from './rate-limits';
 
 /**
@@ -70,6 +71,10 @@ export function apiRoutes(
   });
 
   router.use('/developer/webhooks', authenticate, async (req, res) => {
+    // A webhook receives every event of the organization and its secret is a credential, so an
+    // agent, who works the inbox, may not add or read them; the organization's token may.
+    const caller = callerOf(res);
+    if (caller) requireManager(caller, 'manage webhooks', true);
     const path = ownerPath('/developer/webhooks', rawPathOf(req.originalUrl));
     await deps.proxy.forward('webhooks', req, res, path, authenticatedOrganization(res));
   });
