@@ -323,7 +323,11 @@ describe('one paging convention for every list, and header/footer as the provide
       const get = (operations as LooseJson).get;
       const schema = get?.responses?.['200']?.content?.['application/json']?.schema;
       const listKey = Object.entries(schema?.properties ?? {}).find(
-        ([key, value]) => key !== 'history' && (value as { type?: string }).type === 'array',
+        // A message's history and getUsage's `unavailable` (the counters that did not answer)
+        // are parts of one answer, not listings to page through.
+        ([key, value]) =>
+          !['history', 'unavailable'].includes(key) &&
+          (value as { type?: string }).type === 'array',
       );
       return listKey ? [{ path, get, schema }] : [];
     });
