@@ -38,7 +38,7 @@ const JOB_EVERY_MS = 1_000;
 /** The jobs that run often enough here to be watched, per service. */
 const WATCHED_JOBS: Partial<Record<ServiceName, string[]>> = {
   messaging: ['event-relay', 'send-recovery'],
-  contacts: ['contact-event-relay'],
+  contacts: ['event-relay'],
   campaigns: ['campaign-scheduler', 'event-relay'],
   inbound: ['inbound-relay'],
 };

@@ -1,4 +1,5 @@
 import {
+  createEventRelay,
   eventPublisher,
   nextId,
   startPeriodicJob,
@@ -7,12 +8,12 @@ import {
   type RunningService,
 } from '@switchboard/service-kit';
 import type { ContactsConfig } from './config';
-import { createContactStore } from './data-access/contact-store';
+import { contactOutbox, createContactStore } from './data-access/contact-store';
 import { createGroupStore } from './data-access/group-store';
 import { createQuotaStore } from './data-access/quota-store';
+import { contactEventOutbox } from './domain/contact-events';
 import type { ContactsDeps } from './domain/dependencies';
 import { reconcileContactQuotas } from './domain/reconcile-contact-quotas';
-import { createContactEventRelay } from './domain/relay-contact-events';
 import { contactRoutes } from './entry-points/http/contact-routes';
 import { groupRoutes } from './entry-points/http/group-routes';
 import { internalRoutes } from './entry-points/http/internal-routes';
@@ -27,12 +28,15 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
       const groups = createGroupStore(db);
       await Promise.all([contacts.init(), groups.init()]);
 
-      const relay = createContactEventRelay({
-        store: contacts,
+      const outbox = contactOutbox(contacts);
+      const relay = createEventRelay({
+        sources: config.EMIT_RESERVED_EVENTS ? [outbox] : [],
         publish: eventPublisher(broker, 'contacts'),
         logger,
-        enabled: config.EMIT_RESERVED_EVENTS,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
+        // Every write relays its own events at once; a sweep that meets one still on its way
+        // publishes it again, which consumers deduplicate by event id.
+        graceMs: 0,
         leases,
       });
       const deps: ContactsDeps = {
@@ -41,7 +45,7 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
         quotas: createQuotaStore(db),
         nextContactId: () => nextId(db, 'contacts'),
         nextGroupId: () => nextId(db, 'groups'),
-        events: relay,
+        events: contactEventOutbox(relay, outbox, config.EMIT_RESERVED_EVENTS),
       };
       let reconcile: PeriodicJob | undefined;
       return {

@@ -1,7 +1,7 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
 import { SUBSCRIPTION_STATUSES, type BrokerEvent, type Subscription } from '@switchboard/contracts';
-import type { PendingEvent as OutboxEvent } from '@switchboard/service-kit';
-import { dropIfUnique } from '@switchboard/service-kit';
+import type { OutboxSource, PendingEvent as OutboxEvent } from '@switchboard/service-kit';
+import { dropIfUnique, pendingInOrder } from '@switchboard/service-kit';
 
 /**
  * A reserved event waiting to be published, kept on its contact (the outbox, ARCHITECTURE §6),
@@ -234,3 +234,39 @@ export function createContactStore(db: Connection) {
 }
 
 export type ContactStore = ReturnType<typeof createContactStore>;
+
+/** How the kit's relay names a contact: contacts are keyed by organization and id, not `_id`. */
+export const contactOutboxKey = (company_id: number, id: number) => `${company_id}:${id}`;
+
+function fromOutboxKey(key: string): [company_id: number, id: number] {
+  const [company_id, id] = key.split(':').map(Number);
+  return [company_id!, id!];
+}
+
+/**
+ * The contacts' outbox as the kit's event relay reads it. Its events sit in `pending_events`
+ * with a `pending_count` (the field an index finds them by), so each is cleared with its own
+ * guarded write: exact and idempotent, as a count must be.
+ */
+export function contactOutbox(
+  store: Pick<ContactStore, 'findById' | 'withPendingEvents' | 'clearPendingEvent'>,
+): OutboxSource {
+  return {
+    name: 'contacts',
+    async withPending(limit) {
+      const contacts = await store.withPendingEvents(limit);
+      return contacts.map((contact) => ({
+        _id: contactOutboxKey(contact.company_id, contact.id),
+        events: pendingInOrder(contact),
+      }));
+    },
+    async pendingOf(key) {
+      const contact = await store.findById(...fromOutboxKey(key));
+      return contact ? pendingInOrder(contact) : [];
+    },
+    async clear(key, eventIds) {
+      const [company_id, id] = fromOutboxKey(key);
+      for (const eventId of eventIds) await store.clearPendingEvent(company_id, id, eventId);
+    },
+  };
+}

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { withTraceContext } from '@switchboard/service-kit';
-import type { PendingEvent, StoredContact } from '../data-access/contact-store';
+import { withTraceContext, type EventRelay, type OutboxSource } from '@switchboard/service-kit';
+import {
+  contactOutboxKey,
+  type PendingEvent,
+  type StoredContact,
+} from '../data-access/contact-store';
 
 export type ContactEventName = PendingEvent['event'];
 type EventSubject = Pick<StoredContact, 'id' | 'company_id' | 'name' | 'phone' | 'email'>;
@@ -39,9 +43,21 @@ export function contactEvent(
   });
 }
 
-/** Pending events in the order they were written. */
-export function pendingInOrder(contact: Pick<StoredContact, 'pending_events'>): PendingEvent[] {
-  return Object.values(contact.pending_events ?? {}).sort((a, b) =>
-    a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0,
-  );
+/**
+ * The contacts' outbox on the kit's event relay: events are made only while reserved events are
+ * on, and each write's are published at once, in order per contact.
+ */
+export function contactEventOutbox(
+  relay: Pick<EventRelay, 'relaySoon' | 'flush'>,
+  source: OutboxSource,
+  enabled: boolean,
+): ContactEventOutbox {
+  return {
+    record: (event, contact, now) => (enabled ? contactEvent(event, contact, now) : undefined),
+    relaySoon(company_id, id) {
+      if (enabled) relay.relaySoon(source, contactOutboxKey(company_id, id));
+    },
+    flush: (company_id, id) =>
+      enabled ? relay.flush(source, contactOutboxKey(company_id, id)) : Promise.resolve(),
+  };
 }

@@ -1,9 +1,12 @@
 import { BrokerEventSchema, type ContactCreatedData } from '@switchboard/contracts';
-import { createLogger } from '@switchboard/service-kit';
-import type { PendingEvent, StoredContact } from '../../src/data-access/contact-store';
-import { contactEvent, pendingInOrder } from '../../src/domain/contact-events';
+import { createEventRelay, createLogger } from '@switchboard/service-kit';
+import {
+  contactOutbox,
+  type PendingEvent,
+  type StoredContact,
+} from '../../src/data-access/contact-store';
+import { contactEvent, contactEventOutbox } from '../../src/domain/contact-events';
 import { toContactView } from '../../src/domain/contact-view';
-import { createContactEventRelay } from '../../src/domain/relay-contact-events';
 
 const now = new Date('2026-11-02T10:00:00.000Z');
 const contact: StoredContact = {
@@ -33,15 +36,6 @@ test('when a contact event is built, then it is a valid broker event with the pr
     email: null,
     company_id: 3,
   });
-});
-
-test('when pending events are read, then they come in the order they were written', () => {
-  const later = contactEvent('contact_updated', contact, new Date(now.getTime() + 1));
-  const first = contactEvent('contact_created', contact, now);
-  expect(pendingInOrder({ pending_events: { [later.id]: later, [first.id]: first } })).toEqual([
-    first,
-    later,
-  ]);
 });
 
 test('when a contact is shown, then groups that no longer exist are left out and the rest sorted', () => {
@@ -82,6 +76,23 @@ describe('the outbox relay', () => {
   }
   const logger = createLogger('relay-test', 'silent');
 
+  /** The contacts' outbox on the kit's relay, as start-service wires it. */
+  function relayOf(
+    store: ReturnType<typeof fakeStore>['store'],
+    publish: (event: { id: string }) => Promise<void>,
+    enabled = true,
+  ) {
+    const source = contactOutbox(store);
+    const relay = createEventRelay({
+      sources: enabled ? [source] : [],
+      publish,
+      logger,
+      sweepIntervalMs: 60_000,
+      graceMs: 0,
+    });
+    return { relay, events: contactEventOutbox(relay, source, enabled) };
+  }
+
   test('when publishing works, then each event is published in order, then cleared', async () => {
     const events = [
       contactEvent('contact_created', contact, now),
@@ -89,17 +100,11 @@ describe('the outbox relay', () => {
     ];
     const { stored, store } = fakeStore(events);
     const published: string[] = [];
-    const relay = createContactEventRelay({
-      store,
-      publish: async (event) => {
-        published.push(event.id);
-      },
-      logger,
-      enabled: true,
-      sweepIntervalMs: 60_000,
+    const { relay, events: outbox } = relayOf(store, async (event) => {
+      published.push(event.id);
     });
-    relay.relaySoon(3, 7);
-    relay.relaySoon(3, 7);
+    outbox.relaySoon(3, 7);
+    outbox.relaySoon(3, 7);
     await relay.stop();
     expect(published).toEqual(events.map((event) => event.id));
     expect(stored.pending_count).toBe(0);
@@ -109,16 +114,10 @@ describe('the outbox relay', () => {
     const event = contactEvent('contact_created', contact, now);
     const { stored, store } = fakeStore([event]);
     let brokerUp = false;
-    const relay = createContactEventRelay({
-      store,
-      publish: async () => {
-        if (!brokerUp) throw new Error('broker down');
-      },
-      logger,
-      enabled: true,
-      sweepIntervalMs: 60_000,
+    const { relay, events: outbox } = relayOf(store, async () => {
+      if (!brokerUp) throw new Error('broker down');
     });
-    relay.relaySoon(3, 7);
+    outbox.relaySoon(3, 7);
     await relay.sweep();
     expect(stored.pending_count).toBe(1);
     brokerUp = true;
@@ -130,17 +129,12 @@ describe('the outbox relay', () => {
   test('when reserved events are off, then nothing is recorded or published', async () => {
     const { store } = fakeStore([]);
     const publish = jest.fn(async () => undefined);
-    const relay = createContactEventRelay({
-      store,
-      publish,
-      logger,
-      enabled: false,
-      sweepIntervalMs: 50,
-    });
+    const { relay, events: outbox } = relayOf(store, publish, false);
     relay.start();
-    expect(relay.record('contact_created', contact, now)).toBeUndefined();
-    relay.relaySoon(3, 7);
-    await relay.flush(3, 7);
+    expect(outbox.record('contact_created', contact, now)).toBeUndefined();
+    outbox.relaySoon(3, 7);
+    await outbox.flush(3, 7);
+    await relay.sweep();
     await relay.stop();
     expect(publish).not.toHaveBeenCalled();
   });
