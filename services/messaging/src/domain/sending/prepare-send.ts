@@ -28,8 +28,15 @@ export interface PreparedSend {
 export async function prepareSend(
   deps: Pick<
     SendingDeps,
-    'channels' | 'templates' | 'quotas' | 'contacts' | 'messages' | 'conversations' | 'cloudApi'
-  > & { leaseMs: number },
+    | 'channels'
+    | 'templates'
+    | 'quotas'
+    | 'contacts'
+    | 'messages'
+    | 'conversations'
+    | 'cloudApi'
+    | 'leaseMs'
+  >,
   id: number,
   request: SendRequest,
   now: Date,
