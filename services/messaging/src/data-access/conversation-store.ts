@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { ConversationStatus } from '@switchboard/contracts';
 import { createTtlCache, isDuplicateKeyError } from '@switchboard/service-kit';
-import { createIfMissing, op } from './mongo-helpers';
+import { createIfMissing, onlyDuplicateKeyErrors, op } from './mongo-helpers';
 import { createWriteBatcher } from './write-batcher';
 import type { StoredMessage } from './message-store';
 
@@ -137,13 +137,6 @@ function outboundWrites(items: Outbound[], byAgents: Set<string>, token: string)
   return { marks, upserts };
 }
 
-/** A bulk write whose only failures are duplicate keys. */
-function allDuplicates(error: unknown): boolean {
-  const { writeErrors } = (error ?? {}) as { writeErrors?: unknown };
-  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  return list.length > 0 && list.every((e) => isDuplicateKeyError(e));
-}
-
 export function createConversationStore(
   db: Connection,
   changed: ConversationListener = () => undefined,
@@ -183,7 +176,7 @@ export function createConversationStore(
     } catch (error) {
       // Two first upserts of one conversation can race (one gets E11000): the document exists
       // now, so the upserts go once more, where they are plain updates (the marks all ran).
-      if (!isDuplicateKeyError(error) && !allDuplicates(error)) throw error;
+      if (!isDuplicateKeyError(error) && !onlyDuplicateKeyErrors(error)) throw error;
       await Conversations.bulkWrite(upserts, { ordered: false });
     }
     if (hadUnread) {

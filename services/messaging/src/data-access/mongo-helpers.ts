@@ -17,3 +17,10 @@ export async function createIfMissing(
       if (!isDuplicateKeyError(error)) throw error;
     });
 }
+
+/** A bulk write whose only failures are duplicate keys (documents stored before). */
+export function onlyDuplicateKeyErrors(error: unknown): boolean {
+  const { writeErrors } = (error ?? {}) as { writeErrors?: unknown };
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  return list.length > 0 && list.every((e) => isDuplicateKeyError(e));
+}

@@ -1,9 +1,6 @@
 import { AppError } from '@switchboard/service-kit';
-import {
-  buildProviderMessage,
-  checkLimits,
-  type OutboundContent,
-} from '../../src/domain/sending/build-provider-message';
+import { buildProviderMessage, checkLimits } from '../../src/domain/sending/build-provider-message';
+import type { OutboundContent } from '../../src/domain/sending/send-types';
 import { classifyProviderResponse } from '../../src/outbound/provider-failure';
 import { TokenBucket } from '../../src/domain/sending/token-bucket';
 

@@ -3,59 +3,8 @@
  * Limits are checked here, before any quota is reserved or any call is made, so that a request
  * the provider would refuse is answered 422 with the field named.
  */
-import type { ContactCard, ListMenu, Location } from '@switchboard/contracts';
 import { AppError } from '@switchboard/service-kit';
-
-export type MediaKind = 'image' | 'document' | 'video' | 'audio' | 'sticker';
-
-/** A message of ours a send refers to; `wamid` is filled in once it is looked up. */
-export interface MessageReference {
-  message_id: number;
-  wamid?: string;
-}
-
-export interface ReplyButton {
-  id: string;
-  title: string;
-}
-
-export type OutboundContent = (
-  | { kind: 'text'; body: string; previewUrl?: boolean }
-  | {
-      kind: 'buttons';
-      body: string;
-      buttons: ReplyButton[];
-      header?: { type: 'text'; text: string } | { type: 'image'; link: string };
-      footer?: string;
-    }
-  | {
-      kind: 'media';
-      media: MediaKind;
-      link?: string;
-      mediaId?: string;
-      caption?: string;
-      filename?: string;
-    }
-  | {
-      kind: 'template';
-      name: string;
-      language: string;
-      components: unknown[];
-    }
-  | {
-      kind: 'list';
-      body: string;
-      list: ListMenu;
-      header?: string;
-      footer?: string;
-    }
-  | { kind: 'location'; location: Location }
-  | { kind: 'contacts'; cards: ContactCard[] }
-  | { kind: 'reaction'; to: MessageReference; emoji: string }
-) & {
-  /** Sent as a reply to this message (the provider's `context`). */
-  replyTo?: MessageReference;
-};
+import type { MediaKind, MessageReference, OutboundContent } from './send-types';
 
 export const LIMITS = {
   textBody: 4096,

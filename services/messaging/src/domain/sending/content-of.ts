@@ -4,7 +4,7 @@ import type {
   SendMessageRequest,
   SendTemplateRequest,
 } from '@switchboard/contracts';
-import type { OutboundContent } from './build-provider-message';
+import type { OutboundContent } from './send-types';
 
 const replyToOf = (replyTo: number | undefined) =>
   replyTo === undefined ? {} : { replyTo: { message_id: replyTo } };

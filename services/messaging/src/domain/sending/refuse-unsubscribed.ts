@@ -2,7 +2,7 @@ import { AppError } from '@switchboard/service-kit';
 import type { MessageStore } from '../../data-access/message-store';
 import type { TemplateStore } from '../../data-access/template-store';
 import type { ContactRef } from '../../outbound/contacts-client';
-import type { OutboundContent } from './build-provider-message';
+import type { OutboundContent } from './send-types';
 
 /** A business may answer a contact for 24 hours after the contact's last message. */
 export const REPLY_WINDOW_MS = 24 * 60 * 60 * 1000;

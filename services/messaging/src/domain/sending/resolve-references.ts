@@ -4,8 +4,13 @@ import {
   type MessageStore,
   type StoredMessage,
 } from '../../data-access/message-store';
-import type { MessageReference, OutboundContent } from './build-provider-message';
-import type { Recipient, SendRequest } from './send-message';
+import {
+  requestedContent,
+  type MessageReference,
+  type OutboundContent,
+  type Recipient,
+  type SendRequest,
+} from './send-types';
 
 /** Meta delivers no reaction to a message older than 30 days. */
 const REACTION_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
@@ -50,7 +55,7 @@ export async function resolveReferences(
   request: SendRequest,
   now = new Date(),
 ): Promise<SendRequest> {
-  const probe = 'content' in request ? request.content : request.contentFor('0');
+  const probe = requestedContent(request);
   const replyTo = probe.replyTo
     ? (await lookUp(messages, request, 'reply_to', probe.replyTo)).wamid
     : undefined;

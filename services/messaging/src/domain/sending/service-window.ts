@@ -1,7 +1,7 @@
 import { AppError } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
 import type { ContactRef } from '../../outbound/contacts-client';
-import type { OutboundContent } from './build-provider-message';
+import type { OutboundContent } from './send-types';
 import type { ProviderFailure } from '../../outbound/provider-failure';
 
 /**

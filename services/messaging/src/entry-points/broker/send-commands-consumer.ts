@@ -14,12 +14,9 @@ import {
   type Logger,
 } from '@switchboard/service-kit';
 import { contentOfCommand } from '../../domain/sending/content-of';
-import {
-  SEND_IN_PROGRESS,
-  SendDeferred,
-  type SendRequest,
-  type Sender,
-} from '../../domain/sending/send-message';
+import { SEND_IN_PROGRESS, SendDeferred } from '../../domain/sending/send-errors';
+import type { Sender } from '../../domain/sending/send-message';
+import type { SendRequest } from '../../domain/sending/send-types';
 
 /** Refusals a retry cannot change: the command is parked with the reason. */
 const FINAL_CODES = new Set(['quota_exceeded', 'not_found', 'validation_failed', 'provider_error']);

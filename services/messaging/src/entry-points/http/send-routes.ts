@@ -15,7 +15,9 @@ import {
   contentOfMessage,
   contentOfTemplate,
 } from '../../domain/sending/content-of';
-import type { SendAnswer, SendBody, Sender } from '../../domain/sending/send-message';
+import type { SendAnswer } from '../../domain/sending/send-answer';
+import type { Sender } from '../../domain/sending/send-message';
+import type { SendBody } from '../../domain/sending/send-types';
 import { signedInUserOf } from './caller';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

@@ -1,0 +1,60 @@
+import type { StoredMessage } from '../../data-access/message-store';
+import type { ProviderFailure } from '../../outbound/provider-failure';
+import { deliverToProvider } from './deliver-to-provider';
+import { recordOutcome, type ProviderOutcome } from './record-outcome';
+import type { SendAnswer } from './send-answer';
+import { SendDeferred } from './send-errors';
+import type { SendingDeps } from './sending-deps';
+import type { SendRequest } from './send-types';
+
+/**
+ * The number a stored message goes out from: the one it names (messages stored before
+ * organizations had several numbers name none: the first number's).
+ */
+async function channelOf(
+  channels: SendingDeps['channels'],
+  message: Pick<StoredMessage, 'company_id' | 'phone_number_id'>,
+) {
+  const named = message.phone_number_id
+    ? await channels.findNumber(message.company_id, message.phone_number_id)
+    : null;
+  return named ?? channels.sender(message.company_id, undefined);
+}
+
+/**
+ * Calls the provider for a stored pending message this attempt holds (paced and retried), and
+ * stores the outcome; a `refusal` is recorded as the outcome without calling the provider. A
+ * command with attempts left gives a retryable failure back to the broker (SendDeferred)
+ * instead of recording it.
+ */
+export async function deliverStoredMessage(
+  deps: SendingDeps,
+  message: StoredMessage,
+  request: Pick<SendRequest, 'mayFail'>,
+  contactName: string | undefined,
+  refusal?: ProviderFailure,
+): Promise<SendAnswer> {
+  const body = JSON.parse(message.request_json ?? '{}') as Record<string, unknown>;
+  const channel = refusal ? undefined : await channelOf(deps.channels, message);
+  const outcome: ProviderOutcome = !channel
+    ? { ok: false, failure: refusal! }
+    : await deliverToProvider(
+        deps.cloudApi.forChannel(channel),
+        deps.pacing,
+        channel.phone_number_id,
+        body,
+        deps.retry,
+        Math.random,
+        channel.send_rate_per_second,
+      );
+  if (!outcome.ok && !request.mayFail && outcome.failure.retryable) {
+    await deps.messages.releaseLease(message.id, new Date());
+    throw new SendDeferred(outcome.failure.message);
+  }
+  const { answer, written } = await recordOutcome(deps, message, outcome);
+  if (answer.replayed) return answer;
+  // The events this attempt's own write stored, relayed with other sends' (no read back).
+  deps.relay.relayWrittenSoon(deps.messages.outbox, [{ id: message._id, events: written }]);
+  await deps.conversations.recordSent(message, contactName, new Date());
+  return answer;
+}
