@@ -1,0 +1,442 @@
+import { connect, type ChannelModel } from 'amqplib';
+import {
+  AudienceCountRequestSchema,
+  AudienceCountResponseSchema,
+  AudiencePageRequestSchema,
+  AudiencePageResponseSchema,
+  CONTACTS_INTERNAL_PATHS,
+  ContactsByIdsRequestSchema,
+  ContactsByIdsResponseSchema,
+  EXCHANGES,
+  HoldMessageQuotaRequestSchema,
+  HoldMessageQuotaResponseSchema,
+  InternalUpdateContactRequestSchema,
+  InternalUpdateContactResponseSchema,
+  MESSAGING_INTERNAL_PATHS,
+  MessagingSendCommandSchema,
+  NeedsHumanRequestSchema,
+  OrganizationResponseSchema,
+  ROUTING_KEYS,
+  ReleaseMessageQuotaRequestSchema,
+  ReleaseMessageQuotaResponseSchema,
+  ReserveMessageQuotaRequestSchema,
+  ReserveMessageQuotaResponseSchema,
+  ResolveContactRequestSchema,
+  ResolveContactResponseSchema,
+  type AudiencePageRequest,
+  type Contact,
+  type ContactsByIdsRequest,
+  type HoldMessageQuotaRequest,
+  type InternalUpdateContactRequest,
+  type MessagingSendCommand,
+  type Plan,
+  type ReleaseMessageQuotaRequest,
+  type ReserveMessageQuotaRequest,
+  type ResolveContactRequest,
+} from '@switchboard/contracts';
+import type { RunningService } from '@switchboard/service-kit';
+import {
+  createContractStub,
+  stopInOrder,
+  stubRoute,
+  type ContractStub,
+} from '../../../../test/support/contract-stub';
+import {
+  actingOrganization,
+  forwardedClient,
+  type ActingOrganization,
+  type ForwardedClient,
+} from '../../../../test/support/forwarded-client';
+import {
+  MONGODB_URL,
+  dropDatabasesWithPrefix,
+  isolatedAmqpUrl,
+  randomSecret,
+  uniquePrefix,
+} from '../../../../test/support/test-infra';
+import { campaignsConfigSchema, type CampaignsConfig } from '../../src/config';
+import { startService as startCampaigns, type StartOptions } from '../../src/start-service';
+
+/** An organization as campaigns meets it: the headers the gateway forwards, and its calls. */
+export interface Organization {
+  company_id: number;
+  organization: ActingOrganization;
+  /** Campaigns' public operations, called as the gateway forwards a customer's call. */
+  api: ForwardedClient;
+}
+
+export type StoredContact = Contact & { company_id: number };
+
+/** Contacts as campaigns meets it, kept in memory: campaigns' audiences and flows' changes. */
+export interface ContactsStub extends ContractStub {
+  contacts: StoredContact[];
+  /** A contact of the organization, as contacts would hold it. */
+  add(company_id: number, fields: Partial<Contact> & { phone: string }): Contact;
+}
+
+/** Messaging's internal quota API as campaigns meets it: places held per organization. */
+export interface MessagingStub extends ContractStub {
+  /** Places held now, per organization (reservations, holds and counts, less those released). */
+  held(company_id: number): number;
+  /** From now on the organization's quota has room for this many more places. */
+  setRoom(company_id: number, room: number): void;
+}
+
+export interface CampaignsSystem {
+  campaigns: RunningService<CampaignsConfig>;
+  contacts: ContactsStub;
+  messaging: MessagingStub;
+  gateway: ContractStub;
+  internalSecret: string;
+  amqpUrl: string;
+  /** Every `messaging.send` command campaigns published, checked against its contract. */
+  commands: MessagingSendCommand[];
+  /** Commands that did not validate (should stay empty; `stop` fails when any arrived). */
+  invalidCommands: unknown[];
+  newOrganization(plan?: Plan, name?: string): Promise<Organization>;
+  stop(): Promise<void>;
+}
+
+const month = () => new Date().toISOString().slice(0, 7);
+const route = <Body, Answer>(path: string, body: Body, answer: Answer) =>
+  ({
+    method: 'post',
+    path,
+    request: { body },
+    responses: { 200: answer, 201: answer },
+  }) as const;
+
+async function startContactsStub(): Promise<ContactsStub> {
+  const contacts: StoredContact[] = [];
+  const shown = ({ company_id: _company, ...contact }: StoredContact): Contact => contact;
+  const add: ContactsStub['add'] = (company_id, fields) => {
+    const now = new Date().toISOString();
+    const contact: StoredContact = {
+      id: contacts.length + 1,
+      name: fields.phone,
+      email: null,
+      language: null,
+      subscription: 'subscribed',
+      groups: [],
+      custom: {},
+      ai_bot_enabled: false,
+      created_at: now,
+      updated_at: now,
+      ...fields,
+      company_id,
+    };
+    contacts.push(contact);
+    return shown(contact);
+  };
+  const audience = ({ company_id, audience, include_unsubscribed }: AudiencePageRequest) =>
+    contacts.filter(
+      (contact) =>
+        contact.company_id === company_id &&
+        (include_unsubscribed || contact.subscription === 'subscribed') &&
+        (audience.type === 'all' ||
+          (audience.type === 'groups' &&
+            contact.groups.some((group) => audience.group_ids.includes(group.id))) ||
+          (audience.type === 'contacts' && audience.contact_ids.includes(contact.id))),
+    );
+  const stub = await createContractStub('contacts', [
+    stubRoute(
+      route(
+        CONTACTS_INTERNAL_PATHS.resolve,
+        ResolveContactRequestSchema,
+        ResolveContactResponseSchema,
+      ),
+      ({ body }) => {
+        const { company_id, phone, name } = body as ResolveContactRequest;
+        const digits = String(phone).replace(/\D/g, '');
+        const known = contacts.find((c) => c.company_id === company_id && c.phone === digits);
+        const contact = known
+          ? shown(known)
+          : add(company_id, { phone: digits, name: String(name ?? digits) });
+        return { status: 200, body: { status: 'success', contact, created: !known } };
+      },
+    ),
+    stubRoute(
+      route(CONTACTS_INTERNAL_PATHS.byIds, ContactsByIdsRequestSchema, ContactsByIdsResponseSchema),
+      ({ body }) => {
+        const { company_id, ids } = body as ContactsByIdsRequest;
+        const found = contacts.filter((c) => c.company_id === company_id && ids.includes(c.id));
+        return { status: 200, body: { status: 'success', contacts: found.map(shown) } };
+      },
+    ),
+    stubRoute(
+      route(
+        CONTACTS_INTERNAL_PATHS.audienceCount,
+        AudienceCountRequestSchema,
+        AudienceCountResponseSchema,
+      ),
+      ({ body }) => ({
+        status: 200,
+        body: {
+          status: 'success',
+          total: audience(AudiencePageRequestSchema.parse(body) as AudiencePageRequest).length,
+        },
+      }),
+    ),
+    stubRoute(
+      route(
+        CONTACTS_INTERNAL_PATHS.audience,
+        AudiencePageRequestSchema,
+        AudiencePageResponseSchema,
+      ),
+      ({ body }) => {
+        const request = AudiencePageRequestSchema.parse(body);
+        const after = audience(request).filter((c) => c.id > request.after_id);
+        const page = after.slice(0, request.limit);
+        const last = page.at(-1);
+        return {
+          status: 200,
+          body: {
+            status: 'success',
+            contacts: page.map(shown),
+            next_after_id: after.length > page.length && last ? last.id : null,
+          },
+        };
+      },
+    ),
+    stubRoute(
+      route(
+        CONTACTS_INTERNAL_PATHS.update,
+        InternalUpdateContactRequestSchema,
+        InternalUpdateContactResponseSchema,
+      ),
+      ({ body }) => {
+        const request = InternalUpdateContactRequestSchema.parse(
+          body,
+        ) as InternalUpdateContactRequest;
+        const contact = contacts.find(
+          (c) => c.company_id === request.company_id && c.id === request.id,
+        );
+        if (!contact) {
+          return {
+            status: 404,
+            body: { status: 'error', code: 'not_found', message: 'Contact not found' },
+          };
+        }
+        for (const field of ['name', 'email', 'language', 'subscription'] as const) {
+          const value = request[field];
+          if (value !== undefined) Object.assign(contact, { [field]: value });
+        }
+        for (const [key, value] of Object.entries(request.custom ?? {})) {
+          if (value === null) delete contact.custom[key];
+          else contact.custom[key] = String(value);
+        }
+        for (const group of (request.groups ?? []) as unknown[]) {
+          const name =
+            typeof group === 'object' && group ? String(Object.values(group)[0]) : String(group);
+          if (!contact.groups.some((known) => known.name === name || String(known.id) === name)) {
+            contact.groups.push({ id: contact.groups.length + 1, name });
+          }
+        }
+        contact.updated_at = new Date().toISOString();
+        return { status: 200, body: { status: 'success', contact: shown(contact) } };
+      },
+    ),
+  ]);
+  return { ...stub, contacts, add };
+}
+
+async function startMessagingStub(): Promise<MessagingStub> {
+  const held = new Map<number, number>();
+  const room = new Map<number, number>();
+  const reservations = new Map<string, number>();
+  const holds = new Set<string>();
+  const take = (company_id: number, count: number) => {
+    const now = held.get(company_id) ?? 0;
+    if (count > (room.get(company_id) ?? Infinity) - now) return false;
+    held.set(company_id, now + count);
+    return true;
+  };
+  const full = {
+    status: 429,
+    body: { status: 'error', code: 'quota_exceeded', message: 'You have exceeded the limit' },
+  };
+  const stub = await createContractStub('messaging', [
+    stubRoute(
+      route(
+        MESSAGING_INTERNAL_PATHS.reserveQuota,
+        ReserveMessageQuotaRequestSchema,
+        ReserveMessageQuotaResponseSchema,
+      ),
+      ({ body }) => {
+        const { company_id, count, reservation_id } = body as ReserveMessageQuotaRequest;
+        const key = reservation_id && `${company_id}:${reservation_id}`;
+        if (!(key && reservations.has(key))) {
+          if (!take(company_id, count)) return full;
+          if (key) reservations.set(key, count);
+        }
+        return { status: 200, body: { status: 'success', month: month(), reserved: count } };
+      },
+    ),
+    stubRoute(
+      route(
+        MESSAGING_INTERNAL_PATHS.holdQuota,
+        HoldMessageQuotaRequestSchema,
+        HoldMessageQuotaResponseSchema,
+      ),
+      ({ body }) => {
+        const { company_id, hold_id } = body as HoldMessageQuotaRequest;
+        const key = `${company_id}:${hold_id}`;
+        if (!holds.has(key)) {
+          if (!take(company_id, 1)) return full;
+          holds.add(key);
+        }
+        return { status: 200, body: { status: 'success', month: month() } };
+      },
+    ),
+    stubRoute(
+      route(
+        MESSAGING_INTERNAL_PATHS.releaseQuota,
+        ReleaseMessageQuotaRequestSchema,
+        ReleaseMessageQuotaResponseSchema,
+      ),
+      ({ body }) => {
+        const request = body as ReleaseMessageQuotaRequest;
+        const key = request.reservation_id && `${request.company_id}:${request.reservation_id}`;
+        const released = key ? (reservations.get(key) ?? 0) : (request.count ?? 0);
+        if (key) reservations.delete(key);
+        held.set(request.company_id, (held.get(request.company_id) ?? 0) - released);
+        return { status: 200, body: { status: 'success', month: request.month, released } };
+      },
+    ),
+    stubRoute(
+      {
+        method: 'post',
+        path: MESSAGING_INTERNAL_PATHS.needsHuman,
+        request: { body: NeedsHumanRequestSchema },
+        responses: {},
+      },
+      () => ({ status: 404, body: { status: 'error', message: 'No conversation' } }),
+    ),
+  ]);
+  return {
+    ...stub,
+    held: (company_id) => held.get(company_id) ?? 0,
+    setRoom: (company_id, places) => room.set(company_id, (held.get(company_id) ?? 0) + places),
+  };
+}
+
+/**
+ * Campaigns alone, in-process on a database prefix and a vhost of its own, with its neighbours
+ * as contract stubs: the gateway (organizations), contacts (audiences, contacts by id or phone,
+ * a flow's changes) and messaging's internal quota API. What campaigns hands messaging to send
+ * is read off the real broker: every `messaging.send` command, checked against its contract.
+ * Organizations are made the way the gateway states them: trusted headers and the gateway's
+ * answer about them.
+ */
+export async function startCampaignsSystem(
+  label: string,
+  options: { campaignsEnv?: Record<string, string>; campaignsOptions?: StartOptions } = {},
+): Promise<CampaignsSystem> {
+  const dbPrefix = uniquePrefix(label);
+  const vhost = await isolatedAmqpUrl(label);
+  const internalSecret = randomSecret();
+  const organizations = new Map<number, { name: string; organization: ActingOrganization }>();
+  const gateway = await createContractStub('gateway', [
+    stubRoute(
+      {
+        method: 'get',
+        path: '/internal/organizations/{company_id}',
+        responses: { 200: OrganizationResponseSchema },
+      },
+      ({ params }) => {
+        const known = organizations.get(Number(params.company_id));
+        if (!known) {
+          return { status: 404, body: { status: 'error', message: 'Organization not found' } };
+        }
+        const { name, organization } = known;
+        return {
+          status: 200,
+          body: {
+            status: 'success',
+            organization: {
+              company_id: organization.company_id,
+              name,
+              plan: organization.plan,
+              plan_started_at: organization.plan_started_at.toISOString(),
+            },
+          },
+        };
+      },
+    ),
+  ]);
+  const contacts = await startContactsStub();
+  const messaging = await startMessagingStub();
+
+  const campaigns = await startCampaigns(
+    campaignsConfigSchema.parse({
+      MONGODB_URL,
+      MONGODB_DB_PREFIX: dbPrefix,
+      AMQP_URL: vhost.url,
+      INTERNAL_API_SECRET: internalSecret,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      PORT: '0',
+      MESSAGING_URL: messaging.url,
+      CONTACTS_URL: contacts.url,
+      GATEWAY_URL: gateway.url,
+      SCHEDULER_INTERVAL_MS: '200',
+      EVENT_RELAY_SWEEP_MS: '200',
+      EVENT_RELAY_GRACE_MS: '300',
+      ...options.campaignsEnv,
+    }),
+    options.campaignsOptions,
+  );
+
+  // Messaging's side of the command exchange: a queue of the test's own bound as messaging's is.
+  const commands: MessagingSendCommand[] = [];
+  const invalidCommands: unknown[] = [];
+  const amqp: ChannelModel = await connect(vhost.url);
+  const tap = await amqp.createChannel();
+  const { queue } = await tap.assertQueue('', { exclusive: true });
+  await tap.bindQueue(queue, EXCHANGES.commands, ROUTING_KEYS.commands.send);
+  await tap.consume(queue, (msg) => {
+    if (!msg) return;
+    const json: unknown = JSON.parse(msg.content.toString());
+    const parsed = MessagingSendCommandSchema.safeParse(json);
+    if (parsed.success && msg.properties.messageId) commands.push(parsed.data);
+    else invalidCommands.push(json);
+    tap.ack(msg);
+  });
+
+  return {
+    campaigns,
+    contacts,
+    messaging,
+    gateway,
+    internalSecret,
+    amqpUrl: vhost.url,
+    commands,
+    invalidCommands,
+    async newOrganization(plan: Plan = 'standard', name = 'Campaigns Co') {
+      const organization = actingOrganization(plan);
+      organizations.set(organization.company_id, { name, organization });
+      return {
+        company_id: organization.company_id,
+        organization,
+        api: forwardedClient(campaigns.url, internalSecret, organization),
+      };
+    },
+    async stop() {
+      await stopInOrder(
+        () => amqp.close().catch(() => undefined),
+        () => campaigns.stop(),
+        () => gateway.stop(),
+        () => contacts.stop(),
+        () => messaging.stop(),
+        () => dropDatabasesWithPrefix(dbPrefix),
+        () => vhost.drop(),
+        async () => {
+          if (invalidCommands.length > 0) {
+            throw new Error(
+              `campaigns sent commands that break the contract: ${JSON.stringify(invalidCommands)}`,
+            );
+          }
+        },
+      );
+    },
+  };
+}
