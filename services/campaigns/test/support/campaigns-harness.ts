@@ -62,8 +62,17 @@ export interface Organization {
   company_id: number;
   organization: ActingOrganization;
   /** Campaigns' public operations, called as the gateway forwards a customer's call. */
-  api: ForwardedClient;
+  api: CampaignsApi;
 }
+
+/** A forwarded client of campaigns, with `post` for the operations' usual method. */
+export type CampaignsApi = ForwardedClient & {
+  post(
+    operation: string,
+    body: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): ReturnType<ForwardedClient['send']>;
+};
 
 export type StoredContact = Contact & { company_id: number };
 
@@ -96,6 +105,11 @@ export interface CampaignsSystem {
   newOrganization(plan?: Plan, name?: string): Promise<Organization>;
   stop(): Promise<void>;
 }
+
+const campaignsApi = (client: ForwardedClient): CampaignsApi => ({
+  ...client,
+  post: (operation, body, headers = {}) => client.send('POST', operation, body, headers),
+});
 
 const month = () => new Date().toISOString().slice(0, 7);
 const route = <Body, Answer>(path: string, body: Body, answer: Answer) =>
@@ -417,7 +431,7 @@ export async function startCampaignsSystem(
       return {
         company_id: organization.company_id,
         organization,
-        api: forwardedClient(campaigns.url, internalSecret, organization),
+        api: campaignsApi(forwardedClient(campaigns.url, internalSecret, organization)),
       };
     },
     async stop() {
