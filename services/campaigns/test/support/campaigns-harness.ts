@@ -122,6 +122,7 @@ const route = <Body, Answer>(path: string, body: Body, answer: Answer) =>
 
 async function startContactsStub(): Promise<ContactsStub> {
   const contacts: StoredContact[] = [];
+  let nextGroupId = 0;
   const shown = ({ company_id: _company, ...contact }: StoredContact): Contact => contact;
   const add: ContactsStub['add'] = (company_id, fields) => {
     const now = new Date().toISOString();
@@ -213,22 +214,38 @@ async function startContactsStub(): Promise<ContactsStub> {
       },
     ),
     stubRoute(
-      route(
-        CONTACTS_INTERNAL_PATHS.update,
-        InternalUpdateContactRequestSchema,
-        InternalUpdateContactResponseSchema,
-      ),
+      // Contacts checks the values a flow saves as its public operations do: a refusal is its
+      // 422 naming the field, part of its contract, not a broken request.
+      {
+        method: 'post',
+        path: CONTACTS_INTERNAL_PATHS.update,
+        responses: { 200: InternalUpdateContactResponseSchema },
+      },
       ({ body }) => {
-        const request = InternalUpdateContactRequestSchema.parse(
-          body,
-        ) as InternalUpdateContactRequest;
+        const checked = InternalUpdateContactRequestSchema.safeParse(body);
+        if (!checked.success) {
+          const issue = checked.error.issues[0]!;
+          return {
+            status: 422,
+            body: {
+              status: 'error',
+              code: 'validation_failed',
+              message: `${issue.path.join('.')}: ${issue.message}`,
+            },
+          };
+        }
+        const request: InternalUpdateContactRequest = checked.data;
         const contact = contacts.find(
           (c) => c.company_id === request.company_id && c.id === request.id,
         );
-        if (!contact) {
+        const groupIds = (request.groups ?? []).flatMap((ref) => ('id' in ref ? [ref.id] : []));
+        const owned = contacts
+          .filter((c) => c.company_id === request.company_id)
+          .flatMap((c) => c.groups);
+        if (!contact || groupIds.some((id) => !owned.some((group) => group.id === id))) {
           return {
             status: 404,
-            body: { status: 'error', code: 'not_found', message: 'Contact not found' },
+            body: { status: 'error', code: 'not_found', message: 'Contact or group not found' },
           };
         }
         for (const field of ['name', 'email', 'language', 'subscription'] as const) {
@@ -239,12 +256,15 @@ async function startContactsStub(): Promise<ContactsStub> {
           if (value === null) delete contact.custom[key];
           else contact.custom[key] = String(value);
         }
-        for (const group of (request.groups ?? []) as unknown[]) {
-          const name =
-            typeof group === 'object' && group ? String(Object.values(group)[0]) : String(group);
-          if (!contact.groups.some((known) => known.name === name || String(known.id) === name)) {
-            contact.groups.push({ id: contact.groups.length + 1, name });
-          }
+        for (const ref of request.groups ?? []) {
+          const group =
+            'id' in ref
+              ? owned.find((known) => known.id === ref.id)!
+              : (owned.find((known) => known.name.toLowerCase() === ref.name.toLowerCase()) ?? {
+                  id: (nextGroupId += 1),
+                  name: ref.name,
+                });
+          if (!contact.groups.some((known) => known.id === group.id)) contact.groups.push(group);
         }
         contact.updated_at = new Date().toISOString();
         return { status: 200, body: { status: 'success', contact: shown(contact) } };
@@ -453,4 +473,25 @@ export async function startCampaignsSystem(
       );
     },
   };
+}
+
+let phoneSeq = Math.floor(Math.random() * 1_000_000);
+/** A valid phone number that no other call of this test run uses. */
+export const uniquePhone = () => `39348${String(phoneSeq++).padStart(7, '0')}`;
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `probe` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
 }
