@@ -13,8 +13,10 @@ import {
   InternalUpdateContactRequestSchema,
   InternalUpdateContactResponseSchema,
   MESSAGING_INTERNAL_PATHS,
+  MESSAGING_OPERATIONS,
   MessagingSendCommandSchema,
   NeedsHumanRequestSchema,
+  OrgContextSchema,
   OrganizationResponseSchema,
   ROUTING_KEYS,
   ReleaseMessageQuotaRequestSchema,
@@ -28,6 +30,7 @@ import {
   type ContactsByIdsRequest,
   type HoldMessageQuotaRequest,
   type InternalUpdateContactRequest,
+  type MessageView,
   type MessagingSendCommand,
   type Plan,
   type ReleaseMessageQuotaRequest,
@@ -37,6 +40,7 @@ import {
 import type { RunningService } from '@switchboard/service-kit';
 import {
   createContractStub,
+  operationRoute,
   stopInOrder,
   stubRoute,
   type ContractStub,
@@ -60,6 +64,7 @@ import { startService as startCampaigns, type StartOptions } from '../../src/sta
 /** An organization as campaigns meets it: the headers the gateway forwards, and its calls. */
 export interface Organization {
   company_id: number;
+  name: string;
   organization: ActingOrganization;
   /** Campaigns' public operations, called as the gateway forwards a customer's call. */
   api: CampaignsApi;
@@ -83,8 +88,18 @@ export interface ContactsStub extends ContractStub {
   add(company_id: number, fields: Partial<Contact> & { phone: string }): Contact;
 }
 
-/** Messaging's internal quota API as campaigns meets it: places held per organization. */
+/**
+ * Messaging as campaigns meets it: its internal quota API (places held per organization), the
+ * hand-over route, and `getMessages` over the conversations the test writes into it.
+ */
 export interface MessagingStub extends ContractStub {
+  /** A message of a contact's conversation, as messaging would store and list it. */
+  record(
+    company_id: number,
+    contact: Pick<Contact, 'id' | 'phone'>,
+    direction: MessageView['direction'],
+    text: string,
+  ): MessageView;
   /** Places held now, per organization (reservations, holds and counts, less those released). */
   held(company_id: number): number;
   /** From now on the organization's quota has room for this many more places. */
@@ -274,7 +289,40 @@ async function startContactsStub(): Promise<ContactsStub> {
   return { ...stub, contacts, add };
 }
 
+const getMessages = MESSAGING_OPERATIONS.find(
+  (operation) => operation.operationId === 'getMessages',
+)!;
+
 async function startMessagingStub(): Promise<MessagingStub> {
+  const messages: (MessageView & { company_id: number })[] = [];
+  const record: MessagingStub['record'] = (company_id, contact, direction, text) => {
+    const id = messages.length + 1;
+    const at = new Date().toISOString();
+    const view: MessageView = {
+      message_id: id,
+      message_wamid: `wamid.stub${id}`,
+      contact_id: contact.id,
+      id,
+      wamid: `wamid.stub${id}`,
+      phone: contact.phone,
+      direction,
+      type: 'text',
+      message: text,
+      status: direction === 'inbound' ? 'received' : 'sent',
+      error: null,
+      campaign_id: null,
+      sent_by_agent_id: null,
+      created_at: at,
+      status_times: {
+        sent: direction === 'inbound' ? null : at,
+        delivered: null,
+        read: null,
+        failed: null,
+      },
+    };
+    messages.push({ ...view, company_id });
+    return view;
+  };
   const held = new Map<number, number>();
   const room = new Map<number, number>();
   const reservations = new Map<string, number>();
@@ -346,9 +394,33 @@ async function startMessagingStub(): Promise<MessagingStub> {
       },
       () => ({ status: 404, body: { status: 'error', message: 'No conversation' } }),
     ),
+    stubRoute(operationRoute(getMessages), ({ query, headers }) => {
+      const { company_id } = OrgContextSchema.parse(headers);
+      const limit = Number(query.limit ?? 20);
+      const before = query.before_id === undefined ? Infinity : Number(query.before_id);
+      const found = messages
+        .filter(
+          (m) =>
+            m.company_id === company_id &&
+            m.contact_id === Number(query.contact_id) &&
+            m.message_id < before,
+        )
+        .reverse();
+      const page = found.slice(0, limit);
+      return {
+        status: 200,
+        body: {
+          status: 'success',
+          messages: page.map(({ company_id: _company, ...view }) => view),
+          meta: { total: found.length, page: 1, per_page: limit, next_page: null },
+          next_before_id: found.length > page.length ? page.at(-1)!.message_id : null,
+        },
+      };
+    }),
   ]);
   return {
     ...stub,
+    record,
     held: (company_id) => held.get(company_id) ?? 0,
     setRoom: (company_id, places) => room.set(company_id, (held.get(company_id) ?? 0) + places),
   };
@@ -450,6 +522,7 @@ export async function startCampaignsSystem(
       organizations.set(organization.company_id, { name, organization });
       return {
         company_id: organization.company_id,
+        name,
         organization,
         api: campaignsApi(forwardedClient(campaigns.url, internalSecret, organization)),
       };
