@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { connect, type ChannelModel } from 'amqplib';
 import {
   AudienceCountRequestSchema,
+  BrokerEventSchema,
   AudienceCountResponseSchema,
   AudiencePageRequestSchema,
   AudiencePageResponseSchema,
@@ -26,6 +28,7 @@ import {
   ResolveContactRequestSchema,
   ResolveContactResponseSchema,
   type AudiencePageRequest,
+  type BrokerEvent,
   type Contact,
   type ContactsByIdsRequest,
   type HoldMessageQuotaRequest,
@@ -117,9 +120,27 @@ export interface CampaignsSystem {
   commands: MessagingSendCommand[];
   /** Commands that did not validate (should stay empty; `stop` fails when any arrived). */
   invalidCommands: unknown[];
+  /** Every event the test published as messaging (`message_received`, `message_sent`). */
+  published: BrokerEvent[];
   newOrganization(plan?: Plan, name?: string): Promise<Organization>;
+  /**
+   * An end user writes to the organization, as messaging tells of it: the contact (made at
+   * contacts when new), the message in its conversation, and `message_received` on the broker.
+   */
+  customerWrites(
+    org: Organization,
+    phone: string,
+    text: string,
+    extra?: Partial<Pick<BrokerEvent, 'reply_id' | 'automation_paused' | 'echo'>>,
+  ): Promise<MessageReceived>;
+  /** Publishes an event on `svc.events` as messaging would (checked against its contract). */
+  publishEvent(event: BrokerEvent): Promise<void>;
+  /** The texts of the commands campaigns handed messaging for this phone, in order. */
+  answersTo(org: Organization, phone: string): string[];
   stop(): Promise<void>;
 }
+
+export type MessageReceived = Extract<BrokerEvent, { event: 'message_received' }>;
 
 const campaignsApi = (client: ForwardedClient): CampaignsApi => ({
   ...client,
@@ -436,7 +457,15 @@ async function startMessagingStub(): Promise<MessagingStub> {
  */
 export async function startCampaignsSystem(
   label: string,
-  options: { campaignsEnv?: Record<string, string>; campaignsOptions?: StartOptions } = {},
+  options: {
+    campaignsEnv?: Record<string, string>;
+    campaignsOptions?: StartOptions;
+    /**
+     * Messaging's answer to each command (default: sent, as `message_sent` once the provider
+     * took it); `false` leaves the command unanswered, as a messaging that is down.
+     */
+    messagingSends?: boolean;
+  } = {},
 ): Promise<CampaignsSystem> {
   const dbPrefix = uniquePrefix(label);
   const vhost = await isolatedAmqpUrl(label);
@@ -493,9 +522,54 @@ export async function startCampaignsSystem(
   );
 
   // Messaging's side of the command exchange: a queue of the test's own bound as messaging's is.
+  // Each command that keeps to its contract is "sent" as messaging would: a message in the
+  // contact's conversation and `message_sent` on the broker.
   const commands: MessagingSendCommand[] = [];
   const invalidCommands: unknown[] = [];
+  const published: BrokerEvent[] = [];
   const amqp: ChannelModel = await connect(vhost.url);
+  const publisher = await amqp.createConfirmChannel();
+  const publishEvent = async (event: BrokerEvent) => {
+    const checked = BrokerEventSchema.parse(event);
+    published.push(checked);
+    publisher.publish(EXCHANGES.events, checked.event, Buffer.from(JSON.stringify(checked)), {
+      messageId: checked.id,
+      persistent: true,
+      contentType: 'application/json',
+    });
+    await publisher.waitForConfirms();
+  };
+  const sendAsMessaging = async (command: MessagingSendCommand) => {
+    const contact =
+      (command.contact_id &&
+        contacts.contacts.find(
+          (c) => c.company_id === command.company_id && c.id === command.contact_id,
+        )) ||
+      contacts.add(command.company_id, { phone: command.phone! });
+    const [message] = [command.content, ...(command.then ? [command.then.content] : [])].map(
+      (content) =>
+        messaging.record(
+          command.company_id,
+          contact,
+          'outbound',
+          content.type === 'text' ? content.message : `[${content.type}]`,
+        ),
+    );
+    await publishEvent({
+      id: randomUUID(),
+      event: 'message_sent',
+      timestamp: new Date().toISOString(),
+      company_id: command.company_id,
+      ...(command.campaign_id ? { campaign_id: command.campaign_id } : {}),
+      data: {
+        message_id: message!.message_id,
+        message_wamid: message!.message_wamid!,
+        contact_id: contact.id,
+        phone: contact.phone,
+        company_id: command.company_id,
+      },
+    });
+  };
   const tap = await amqp.createChannel();
   const { queue } = await tap.assertQueue('', { exclusive: true });
   await tap.bindQueue(queue, EXCHANGES.commands, ROUTING_KEYS.commands.send);
@@ -503,8 +577,10 @@ export async function startCampaignsSystem(
     if (!msg) return;
     const json: unknown = JSON.parse(msg.content.toString());
     const parsed = MessagingSendCommandSchema.safeParse(json);
-    if (parsed.success && msg.properties.messageId) commands.push(parsed.data);
-    else invalidCommands.push(json);
+    if (parsed.success && msg.properties.messageId) {
+      commands.push(parsed.data);
+      if (options.messagingSends !== false) void sendAsMessaging(parsed.data);
+    } else invalidCommands.push(json);
     tap.ack(msg);
   });
 
@@ -517,6 +593,45 @@ export async function startCampaignsSystem(
     amqpUrl: vhost.url,
     commands,
     invalidCommands,
+    published,
+    publishEvent,
+    async customerWrites(org, phone, text, extra = {}) {
+      const known = contacts.contacts.find(
+        (contact) => contact.company_id === org.company_id && contact.phone === phone,
+      );
+      const contact = known ?? contacts.add(org.company_id, { phone, name: 'Test User' });
+      const message = messaging.record(org.company_id, contact, 'inbound', text);
+      const event: MessageReceived = {
+        id: randomUUID(),
+        event: 'message_received',
+        timestamp: message.created_at,
+        company_id: org.company_id,
+        ...extra,
+        data: {
+          message_id: message.message_id,
+          message_wamid: message.message_wamid!,
+          contact_id: contact.id,
+          contact_name: contact.name,
+          phone: contact.phone,
+          message: text,
+          message_type: 'text',
+          company_id: org.company_id,
+        },
+      };
+      await publishEvent(event);
+      return event;
+    },
+    answersTo: (org, phone) =>
+      commands
+        .filter((command) => {
+          if (command.company_id !== org.company_id) return false;
+          const contact = contacts.contacts.find(
+            (c) => c.company_id === org.company_id && c.id === command.contact_id,
+          );
+          return command.phone === phone || contact?.phone === phone;
+        })
+        .flatMap((command) => [command.content, ...(command.then ? [command.then.content] : [])])
+        .map((content) => (content.type === 'text' ? content.message : `[${content.type}]`)),
     async newOrganization(plan: Plan = 'standard', name = 'Campaigns Co') {
       const organization = actingOrganization(plan);
       organizations.set(organization.company_id, { name, organization });
