@@ -41,6 +41,7 @@ import {
   type ResolveContactRequest,
 } from '@switchboard/contracts';
 import type { RunningService } from '@switchboard/service-kit';
+import { z } from 'zod';
 import {
   createContractStub,
   operationRoute,
@@ -147,6 +148,21 @@ const campaignsApi = (client: ForwardedClient): CampaignsApi => ({
   post: (operation, body, headers = {}) => client.send('POST', operation, body, headers),
 });
 
+/**
+ * Every service answers `/readyz` (the service kit's): a client whose breaker opened while the
+ * neighbour was down asks it, and closes the breaker when it answers 200.
+ */
+const readiness = stubRoute(
+  {
+    method: 'get',
+    path: '/readyz',
+    responses: {
+      200: z.object({ status: z.literal('ok'), checks: z.record(z.string(), z.boolean()) }),
+    },
+  },
+  () => ({ status: 200, body: { status: 'ok', checks: {} } }),
+);
+
 const month = () => new Date().toISOString().slice(0, 7);
 const route = <Body, Answer>(path: string, body: Body, answer: Answer) =>
   ({
@@ -190,6 +206,7 @@ async function startContactsStub(): Promise<ContactsStub> {
           (audience.type === 'contacts' && audience.contact_ids.includes(contact.id))),
     );
   const stub = await createContractStub('contacts', [
+    readiness,
     stubRoute(
       route(
         CONTACTS_INTERNAL_PATHS.resolve,
@@ -359,6 +376,7 @@ async function startMessagingStub(): Promise<MessagingStub> {
     body: { status: 'error', code: 'quota_exceeded', message: 'You have exceeded the limit' },
   };
   const stub = await createContractStub('messaging', [
+    readiness,
     stubRoute(
       route(
         MESSAGING_INTERNAL_PATHS.reserveQuota,
@@ -472,6 +490,7 @@ export async function startCampaignsSystem(
   const internalSecret = randomSecret();
   const organizations = new Map<number, { name: string; organization: ActingOrganization }>();
   const gateway = await createContractStub('gateway', [
+    readiness,
     stubRoute(
       {
         method: 'get',
