@@ -132,16 +132,31 @@ export interface CampaignsSystem {
     org: Organization,
     phone: string,
     text: string,
-    extra?: Partial<Pick<BrokerEvent, 'reply_id' | 'automation_paused' | 'echo'>>,
+    options?: WriteOptions,
   ): Promise<MessageReceived>;
   /** Publishes an event on `svc.events` as messaging would (checked against its contract). */
   publishEvent(event: BrokerEvent): Promise<void>;
-  /** The texts of the commands campaigns handed messaging for this phone, in order. */
+  /**
+   * The texts messaging would send this phone for the commands campaigns handed it, in order: a
+   * command's chained message after it, and a command repeated under its idempotency key once.
+   */
   answersTo(org: Organization, phone: string): string[];
   stop(): Promise<void>;
 }
 
 export type MessageReceived = Extract<BrokerEvent, { event: 'message_received' }>;
+
+/** How a message arrives, beyond its text, as messaging describes it in `message_received`. */
+export interface WriteOptions {
+  /** The contact's name when new (the WhatsApp profile name); "Test User" by default. */
+  name?: string;
+  /** The provider's message type (`interactive` for a tapped button, `image`…); text by default. */
+  message_type?: string;
+  /** A tapped button's or list row's id (`text` is then its title). */
+  reply_id?: string;
+  /** From the business's own number. */
+  echo?: true;
+}
 
 const campaignsApi = (client: ForwardedClient): CampaignsApi => ({
   ...client,
@@ -162,6 +177,34 @@ const readiness = stubRoute(
   },
   () => ({ status: 200, body: { status: 'ok', checks: {} } }),
 );
+
+/** Messaging sends once per organization and idempotency key, however often a command comes. */
+export const sentOnce = (commands: MessagingSendCommand[]) =>
+  commands.filter(
+    (command, index) =>
+      commands.findIndex(
+        (first) =>
+          first.company_id === command.company_id &&
+          first.idempotency_key === command.idempotency_key,
+      ) === index,
+  );
+
+/** The texts of these commands for one phone of an organization. */
+export function textsOf(
+  commands: MessagingSendCommand[],
+  known: StoredContact[],
+  company_id: number,
+  phone: string,
+): string[] {
+  return commands
+    .filter((command) => {
+      if (command.company_id !== company_id) return false;
+      const contact = known.find((c) => c.company_id === company_id && c.id === command.contact_id);
+      return command.phone === phone || contact?.phone === phone;
+    })
+    .flatMap((command) => [command.content, ...(command.then ? [command.then.content] : [])])
+    .map((content) => (content.type === 'text' ? content.message : `[${content.type}]`));
+}
 
 const month = () => new Date().toISOString().slice(0, 7);
 const route = <Body, Answer>(path: string, body: Body, answer: Answer) =>
@@ -597,8 +640,9 @@ export async function startCampaignsSystem(
     const json: unknown = JSON.parse(msg.content.toString());
     const parsed = MessagingSendCommandSchema.safeParse(json);
     if (parsed.success && msg.properties.messageId) {
+      const repeated = sentOnce([...commands, parsed.data]).length === commands.length;
       commands.push(parsed.data);
-      if (options.messagingSends !== false) void sendAsMessaging(parsed.data);
+      if (options.messagingSends !== false && !repeated) void sendAsMessaging(parsed.data);
     } else invalidCommands.push(json);
     tap.ack(msg);
   });
@@ -614,11 +658,12 @@ export async function startCampaignsSystem(
     invalidCommands,
     published,
     publishEvent,
-    async customerWrites(org, phone, text, extra = {}) {
+    async customerWrites(org, phone, text, options = {}) {
+      const { name = 'Test User', message_type = 'text', ...extra } = options;
       const known = contacts.contacts.find(
         (contact) => contact.company_id === org.company_id && contact.phone === phone,
       );
-      const contact = known ?? contacts.add(org.company_id, { phone, name: 'Test User' });
+      const contact = known ?? contacts.add(org.company_id, { phone, name });
       const message = messaging.record(org.company_id, contact, 'inbound', text);
       const event: MessageReceived = {
         id: randomUUID(),
@@ -633,7 +678,7 @@ export async function startCampaignsSystem(
           contact_name: contact.name,
           phone: contact.phone,
           message: text,
-          message_type: 'text',
+          message_type,
           company_id: org.company_id,
         },
       };
@@ -641,16 +686,7 @@ export async function startCampaignsSystem(
       return event;
     },
     answersTo: (org, phone) =>
-      commands
-        .filter((command) => {
-          if (command.company_id !== org.company_id) return false;
-          const contact = contacts.contacts.find(
-            (c) => c.company_id === org.company_id && c.id === command.contact_id,
-          );
-          return command.phone === phone || contact?.phone === phone;
-        })
-        .flatMap((command) => [command.content, ...(command.then ? [command.then.content] : [])])
-        .map((content) => (content.type === 'text' ? content.message : `[${content.type}]`)),
+      textsOf(sentOnce(commands), contacts.contacts, org.company_id, phone),
     async newOrganization(plan: Plan = 'standard', name = 'Campaigns Co') {
       const organization = actingOrganization(plan);
       organizations.set(organization.company_id, { name, organization });
