@@ -104,6 +104,13 @@ export interface MessagingStub extends ContractStub {
     direction: MessageView['direction'],
     text: string,
   ): MessageView;
+  /**
+   * What the provider reports of the organization's messages from now on, as messaging relays
+   * it (`message_status_updated`); sent, delivered and read by default.
+   */
+  reportStatuses(company_id: number, statuses: ('sent' | 'delivered' | 'read')[]): void;
+  /** The provider refuses the next message to this phone: `message_failed`. */
+  failNext(phone: string): void;
   /** Places held now, per organization (reservations, holds and counts, less those released). */
   held(company_id: number): number;
   /** From now on the organization's quota has room for this many more places. */
@@ -121,7 +128,11 @@ export interface CampaignsSystem {
   commands: MessagingSendCommand[];
   /** Commands that did not validate (should stay empty; `stop` fails when any arrived). */
   invalidCommands: unknown[];
-  /** Every event the test published as messaging (`message_received`, `message_sent`). */
+  /** Every event on `svc.events` (campaigns' and messaging's), in arrival order. */
+  events: BrokerEvent[];
+  /** Events that did not validate against `BrokerEventSchema` (`stop` fails when any arrived). */
+  invalidEvents: unknown[];
+  /** Every event published as messaging (`message_received`, `message_sent`…). */
   published: BrokerEvent[];
   newOrganization(plan?: Plan, name?: string): Promise<Organization>;
   /**
@@ -370,11 +381,21 @@ async function startContactsStub(): Promise<ContactsStub> {
   return { ...stub, contacts, add };
 }
 
-const getMessages = MESSAGING_OPERATIONS.find(
-  (operation) => operation.operationId === 'getMessages',
-)!;
+/** What messaging tells of a message it sent (or the provider refused), on the broker. */
+type SentHook = (
+  company_id: number,
+  contact: Pick<Contact, 'id' | 'phone'>,
+  message: MessageView,
+  campaign_id: number | undefined,
+) => Promise<void>;
 
-async function startMessagingStub(): Promise<MessagingStub> {
+const operation = (operationId: string) =>
+  operationRoute(MESSAGING_OPERATIONS.find((candidate) => candidate.operationId === operationId)!);
+
+async function startMessagingStub(
+  contacts: ContactsStub,
+  sent: SentHook,
+): Promise<Omit<MessagingStub, 'reportStatuses' | 'failNext'>> {
   const messages: (MessageView & { company_id: number })[] = [];
   const record: MessagingStub['record'] = (company_id, contact, direction, text) => {
     const id = messages.length + 1;
@@ -476,7 +497,33 @@ async function startMessagingStub(): Promise<MessagingStub> {
       },
       () => ({ status: 404, body: { status: 'error', message: 'No conversation' } }),
     ),
-    stubRoute(operationRoute(getMessages), ({ query, headers }) => {
+    ...['sendMessageToPhoneNumber', 'sendtemplatemessage'].map((operationId) =>
+      // A send now, as messaging's own operation: the contact resolved at contacts, the message
+      // stored and, once the provider took it, told of on the broker.
+      stubRoute(operation(operationId), async ({ body, headers }) => {
+        const { company_id } = OrgContextSchema.parse(headers);
+        const phone = String((body as { phone: string }).phone).replace(/\D/g, '');
+        const contact =
+          contacts.contacts.find((c) => c.company_id === company_id && c.phone === phone) ??
+          contacts.add(company_id, { phone });
+        const text =
+          operationId === 'sendtemplatemessage'
+            ? `[template ${String((body as { template_name: string }).template_name)}]`
+            : String((body as { message: string }).message);
+        const view = record(company_id, contact, 'outbound', text);
+        const campaign = headers[CAMPAIGN_ID_HEADER];
+        await sent(company_id, contact, view, campaign ? Number(campaign) : undefined);
+        return {
+          status: 200,
+          body: {
+            status: 'success',
+            message_id: view.message_id,
+            message_wamid: view.message_wamid,
+          },
+        };
+      }),
+    ),
+    stubRoute(operation('getMessages'), ({ query, headers }) => {
       const { company_id } = OrgContextSchema.parse(headers);
       const limit = Number(query.limit ?? 20);
       const before = query.before_id === undefined ? Infinity : Number(query.before_id);
@@ -561,8 +608,59 @@ export async function startCampaignsSystem(
       },
     ),
   ]);
+  // Messaging's side of the broker: what it publishes on `svc.events`, checked against contracts.
+  const published: BrokerEvent[] = [];
+  const amqp: ChannelModel = await connect(vhost.url);
+  const publisher = await amqp.createConfirmChannel();
+  const publishEvent = async (event: BrokerEvent) => {
+    const checked = BrokerEventSchema.parse(event);
+    published.push(checked);
+    publisher.publish(EXCHANGES.events, checked.event, Buffer.from(JSON.stringify(checked)), {
+      messageId: checked.id,
+      persistent: true,
+      contentType: 'application/json',
+    });
+    await publisher.waitForConfirms();
+  };
+  const statuses = new Map<number, ('sent' | 'delivered' | 'read')[]>();
+  const failing = new Set<string>();
+  /** Messaging's events about one message it sent: sent, then each status the provider reports. */
+  const tell: SentHook = async (company_id, contact, message, campaign_id) => {
+    const envelope = () => ({
+      id: randomUUID(),
+      timestamp: new Date().toISOString(),
+      company_id,
+      ...(campaign_id ? { campaign_id } : {}),
+    });
+    const about = { message_id: message.message_id, contact_id: contact.id, company_id };
+    if (failing.delete(contact.phone)) {
+      await publishEvent({
+        ...envelope(),
+        event: 'message_failed',
+        data: { ...about, phone: contact.phone, error: '131026: Message undeliverable' },
+      });
+      return;
+    }
+    const wamid = message.message_wamid!;
+    await publishEvent({
+      ...envelope(),
+      event: 'message_sent',
+      data: { ...about, message_wamid: wamid, phone: contact.phone },
+    });
+    for (const status of statuses.get(company_id) ?? ['sent', 'delivered', 'read']) {
+      await publishEvent({
+        ...envelope(),
+        event: 'message_status_updated',
+        data: { ...about, message_wamid: wamid, status, error: null },
+      });
+    }
+  };
   const contacts = await startContactsStub();
-  const messaging = await startMessagingStub();
+  const messaging: MessagingStub = {
+    ...(await startMessagingStub(contacts, (...args) => tell(...args))),
+    reportStatuses: (company_id, reported) => statuses.set(company_id, reported),
+    failNext: (phone) => failing.add(phone),
+  };
 
   const campaigns = await startCampaigns(
     campaignsConfigSchema.parse({
@@ -585,22 +683,11 @@ export async function startCampaignsSystem(
 
   // Messaging's side of the command exchange: a queue of the test's own bound as messaging's is.
   // Each command that keeps to its contract is "sent" as messaging would: a message in the
-  // contact's conversation and `message_sent` on the broker.
+  // contact's conversation and its events on the broker.
   const commands: MessagingSendCommand[] = [];
   const invalidCommands: unknown[] = [];
-  const published: BrokerEvent[] = [];
-  const amqp: ChannelModel = await connect(vhost.url);
-  const publisher = await amqp.createConfirmChannel();
-  const publishEvent = async (event: BrokerEvent) => {
-    const checked = BrokerEventSchema.parse(event);
-    published.push(checked);
-    publisher.publish(EXCHANGES.events, checked.event, Buffer.from(JSON.stringify(checked)), {
-      messageId: checked.id,
-      persistent: true,
-      contentType: 'application/json',
-    });
-    await publisher.waitForConfirms();
-  };
+  /** Sends messaging is still telling of; awaited before the broker connection closes. */
+  const inFlight = new Set<Promise<void>>();
   const sendAsMessaging = async (command: MessagingSendCommand) => {
     const contact =
       (command.contact_id &&
@@ -617,20 +704,7 @@ export async function startCampaignsSystem(
           content.type === 'text' ? content.message : `[${content.type}]`,
         ),
     );
-    await publishEvent({
-      id: randomUUID(),
-      event: 'message_sent',
-      timestamp: new Date().toISOString(),
-      company_id: command.company_id,
-      ...(command.campaign_id ? { campaign_id: command.campaign_id } : {}),
-      data: {
-        message_id: message!.message_id,
-        message_wamid: message!.message_wamid!,
-        contact_id: contact.id,
-        phone: contact.phone,
-        company_id: command.company_id,
-      },
-    });
+    await tell(command.company_id, contact, message!, command.campaign_id);
   };
   const tap = await amqp.createChannel();
   const { queue } = await tap.assertQueue('', { exclusive: true });
@@ -642,8 +716,24 @@ export async function startCampaignsSystem(
     if (parsed.success && msg.properties.messageId) {
       const repeated = sentOnce([...commands, parsed.data]).length === commands.length;
       commands.push(parsed.data);
-      if (options.messagingSends !== false && !repeated) void sendAsMessaging(parsed.data);
+      if (options.messagingSends !== false && !repeated) {
+        const sending = sendAsMessaging(parsed.data).finally(() => inFlight.delete(sending));
+        inFlight.add(sending);
+      }
     } else invalidCommands.push(json);
+    tap.ack(msg);
+  });
+  // Everything on `svc.events` (campaigns' own events and messaging's), checked as it arrives.
+  const events: BrokerEvent[] = [];
+  const invalidEvents: unknown[] = [];
+  const { queue: eventQueue } = await tap.assertQueue('', { exclusive: true });
+  await tap.bindQueue(eventQueue, EXCHANGES.events, '#');
+  await tap.consume(eventQueue, (msg) => {
+    if (!msg) return;
+    const json: unknown = JSON.parse(msg.content.toString());
+    const parsed = BrokerEventSchema.safeParse(json);
+    if (parsed.success && parsed.data.id === msg.properties.messageId) events.push(parsed.data);
+    else invalidEvents.push(json);
     tap.ack(msg);
   });
 
@@ -656,6 +746,8 @@ export async function startCampaignsSystem(
     amqpUrl: vhost.url,
     commands,
     invalidCommands,
+    events,
+    invalidEvents,
     published,
     publishEvent,
     async customerWrites(org, phone, text, options = {}) {
@@ -699,6 +791,7 @@ export async function startCampaignsSystem(
     },
     async stop() {
       await stopInOrder(
+        () => Promise.all(inFlight),
         () => amqp.close().catch(() => undefined),
         () => campaigns.stop(),
         () => gateway.stop(),
@@ -707,6 +800,9 @@ export async function startCampaignsSystem(
         () => dropDatabasesWithPrefix(dbPrefix),
         () => vhost.drop(),
         async () => {
+          if (invalidEvents.length > 0) {
+            throw new Error(`events that break the contract: ${JSON.stringify(invalidEvents)}`);
+          }
           if (invalidCommands.length > 0) {
             throw new Error(
               `campaigns sent commands that break the contract: ${JSON.stringify(invalidCommands)}`,
