@@ -3,6 +3,7 @@ import { connect, type ChannelModel } from 'amqplib';
 import {
   AudienceCountRequestSchema,
   BrokerEventSchema,
+  CAMPAIGN_ID_HEADER,
   AudienceCountResponseSchema,
   AudiencePageRequestSchema,
   AudiencePageResponseSchema,
@@ -97,6 +98,8 @@ export interface ContactsStub extends ContractStub {
  * hand-over route, and `getMessages` over the conversations the test writes into it.
  */
 export interface MessagingStub extends ContractStub {
+  /** The messages of this phone's conversations, oldest first. */
+  messagesTo(phone: string): MessageView[];
   /** A message of a contact's conversation, as messaging would store and list it. */
   record(
     company_id: number,
@@ -549,6 +552,8 @@ async function startMessagingStub(
   ]);
   return {
     ...stub,
+    messagesTo: (phone) =>
+      messages.filter((m) => m.phone === phone).map(({ company_id: _company, ...view }) => view),
     record,
     held: (company_id) => held.get(company_id) ?? 0,
     setRoom: (company_id, places) => room.set(company_id, (held.get(company_id) ?? 0) + places),
