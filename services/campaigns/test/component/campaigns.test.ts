@@ -13,6 +13,7 @@ import {
   QUOTA_MESSAGE_PREFIX,
   SendCampaignResponseSchema,
   buildOpenApiDocument,
+  type BrokerEvent,
   type CampaignView,
 } from '@switchboard/contracts';
 import {
@@ -222,7 +223,7 @@ describe('a regular campaign, from start to completion', () => {
     }, 30_000);
     expect(await campaignOf(org, campaign.id)).toMatchObject({ sent: 20, delivered: 0, read: 0 });
     const sentStatuses = system.events.filter(
-      (event) =>
+      (event): event is Extract<BrokerEvent, { event: 'message_status_updated' }> =>
         event.event === 'message_status_updated' &&
         event.campaign_id === campaign.id &&
         event.data.status === 'sent',
@@ -230,13 +231,14 @@ describe('a regular campaign, from start to completion', () => {
     expect(sentStatuses).toHaveLength(phones.length);
 
     // Every recipient's delivered and read, twice each; half of them read before delivered.
-    const statusOf = (event: (typeof sentStatuses)[number], status: string) => ({
+    const statusOf = (event: (typeof sentStatuses)[number], status: 'delivered' | 'read') => ({
       ...event,
       id: randomUUID(),
       data: { ...event.data, status },
     });
     const burst = sentStatuses.flatMap((event, index) => {
-      const order = index % 2 === 0 ? ['delivered', 'read'] : ['read', 'delivered'];
+      const order =
+        index % 2 === 0 ? (['delivered', 'read'] as const) : (['read', 'delivered'] as const);
       return [0, 1].flatMap(() => order.map((status) => statusOf(event, status)));
     });
     const metric = async (name: string, label: string) => {
