@@ -13,7 +13,12 @@ const ANSWER_WITHIN_MS = 1_000;
 let e2e: E2eSystem;
 
 beforeAll(async () => {
-  e2e = await startE2eSystem('e2eauto', { SIM_STATUS_DELAYS_MS: '100,100,100' });
+  e2e = await startE2eSystem('e2eauto', {
+    SIM_STATUS_DELAYS_MS: '100,100,100',
+    // Messaging asks contacts at every send, so that a STOP a moment ago is seen by the next one.
+    CONTACT_CACHE_TTL_MS: '0',
+    SIM_TEMPLATE_REVIEW_DELAY_MS: '100',
+  });
 });
 
 afterAll(async () => {
@@ -22,7 +27,7 @@ afterAll(async () => {
 
 interface SentRecord {
   received_at: string;
-  request: { to: string; text?: { body: string } };
+  request: { to: string; type: string; text?: { body: string } };
 }
 
 async function sentTo(phone: string): Promise<SentRecord[]> {
@@ -92,5 +97,88 @@ describe('automated replies, every process on its own', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const sent = await sentTo(phone);
     expect(sent.map((record) => record.request.text?.body)).toEqual(['Welcome to our shop']);
+  });
+});
+
+/** Campaigns' answer to an opt-out word (its default). */
+const STOP_ANSWER =
+  'You are unsubscribed and will get no more messages from us. Reply START to subscribe again.';
+
+describe('sends to unsubscribed contacts: contacts holds the subscription, campaigns changes it on STOP, messaging refuses', () => {
+  const answersTo = async (phone: string) =>
+    (await sentTo(phone)).map((record) => record.request.text?.body ?? `[${record.request.type}]`);
+  const answered = (phone: string, text: string) =>
+    until(
+      async () => ((await answersTo(phone)).includes(text) ? true : undefined),
+      `"${text}" to ${phone}`,
+    );
+
+  test('when a direct send goes to an unsubscribed contact who has not written in 24 hours, then it is refused with a clear error and nothing is sent', async () => {
+    const org = await e2e.createOrganization('Quiet Co', 'standard');
+    const client = e2e.api(org.token);
+    const phone = '393471240020';
+    const made = await client.post('makeContact', { name: 'Quiet', phone });
+    const id = made.body.contact.id as number;
+    const updated = await client.post('updateContact', { id, subscription: 'unsubscribed' });
+    expect(updated.status).toBe(200);
+
+    const refused = await client.post('sendMessageToPhoneNumber', { phone, message: 'Sale!' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ status: 'error', code: 'contact_unsubscribed' });
+    expect(refused.body.message).toMatch(/unsubscribed/);
+    const media = await client.post('sendmedia', {
+      phone,
+      type: 'image',
+      url: 'https://example.com/a.jpg',
+    });
+    expect(media.status).toBe(422);
+    expect(await answersTo(phone)).toEqual([]);
+    const messages = await client.get('getMessages', { contact_id: id });
+    expect(messages.body.messages).toEqual([]);
+  });
+
+  test('when an unsubscribed contact wrote within 24 hours, then a direct reply is sent', async () => {
+    const org = await e2e.createOrganization('Window Co', 'standard');
+    const client = e2e.api(org.token);
+    const phone = '393471240021';
+    await write(org, phone, 'STOP');
+    await answered(phone, STOP_ANSWER);
+    await write(org, phone, 'one more question');
+    const reply = await client.post('sendMessageToPhoneNumber', { phone, message: 'Sure' });
+    expect(reply.status).toBe(200);
+    await answered(phone, 'Sure');
+  });
+
+  test('when a marketing template goes to an unsubscribed contact, then it is refused even within 24 hours', async () => {
+    const org = await e2e.createOrganization('Promo Co', 'standard');
+    const client = e2e.api(org.token);
+    const name = `promo_${Date.now()}`;
+    const created = await client.post('createTemplate', {
+      name,
+      language: 'en_US',
+      category: 'MARKETING',
+      components: [{ type: 'BODY', text: 'Big sale this weekend' }],
+    });
+    expect(created.status).toBe(201);
+    await until(async () => {
+      const listed = await client.get('getTemplates', { refresh: 1 });
+      const template = (listed.body.templates as { name: string; status: string }[]).find(
+        (item) => item.name === name,
+      );
+      return template?.status === 'APPROVED' ? true : undefined;
+    }, 'the template approved');
+    const phone = '393471240022';
+    await write(org, phone, 'STOP');
+    await answered(phone, STOP_ANSWER);
+    const refused = await client.post('sendtemplatemessage', {
+      phone,
+      template_name: name,
+      template_language: 'en_US',
+      components: [],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'contact_unsubscribed' });
+    expect(refused.body.message).toMatch(/marketing/);
+    expect(await answersTo(phone)).toEqual([STOP_ANSWER]);
   });
 });

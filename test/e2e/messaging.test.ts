@@ -1,12 +1,15 @@
 import { connect, type ChannelModel } from 'amqplib';
 import {
   BrokerEventSchema,
+  CampaignResponseSchema,
   ConversationsResponseSchema,
   EXCHANGES,
   MessageStatusResponseSchema,
   MessagesResponseSchema,
   SendMessageResponseSchema,
+  UsageResponseSchema,
   type BrokerEvent,
+  type UsageResponse,
 } from '@switchboard/contracts';
 import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
 import { jsonBody } from '../support/test-infra';
@@ -127,5 +130,93 @@ describe('the message lifecycle, every process on its own, through the gateway',
       'message_status_updated',
     ]);
     expect(invalid).toEqual([]);
+  });
+});
+
+describe('getUsage: the counters each quota is enforced with, read through the gateway from each service', () => {
+  let phoneSeq = 0;
+  const phone = () => `39347125${String((phoneSeq += 1)).padStart(4, '0')}`;
+  async function usageOf(client: ReturnType<E2eSystem['api']>): Promise<UsageResponse> {
+    const answer = await client.get('getUsage');
+    expect(answer.status).toBe(200);
+    return UsageResponseSchema.parse(answer.body);
+  }
+
+  test('when a message is sent and a campaign runs, then their counts move for that organization only', async () => {
+    const org = e2e.api((await e2e.createOrganization('Usage Co', 'free')).token);
+    const other = e2e.api((await e2e.createOrganization('Other Co', 'standard')).token);
+    expect(await usageOf(org)).toMatchObject({
+      plan: 'free',
+      month: new Date().toISOString().slice(0, 7),
+      usage: {
+        messages: { used: 0, limit: 100 },
+        campaigns: { used: 0, limit: 2 },
+        contacts: { used: 0, limit: 100 },
+        agents: { used: 0, limit: 1 },
+      },
+      unavailable: [],
+    });
+
+    const sent = await org.post('sendMessageToPhoneNumber', {
+      phone: phone(),
+      message: 'Your order shipped',
+    });
+    expect(sent.status).toBe(200);
+    const afterSend = await usageOf(org);
+    expect(afterSend.usage.messages.used).toBe(1);
+    // The send stored its recipient as a contact.
+    expect(afterSend.usage.contacts.used).toBe(1);
+    expect(afterSend.usage.campaigns.used).toBe(0);
+
+    const created = await org.post('createCampaign', {
+      name: 'Usage news',
+      type: 'regular',
+      message: { type: 'text', text: 'News' },
+      audience: { type: 'all' },
+      send_now: true,
+    });
+    expect(created.status).toBe(201);
+    const { campaign } = CampaignResponseSchema.parse(created.body);
+    await until(
+      async () => {
+        const answer = await org.get('getCampaign', { id: campaign.id });
+        return answer.body.campaign?.status === 'completed' ? true : undefined;
+      },
+      'the campaign completed',
+      30_000,
+    );
+    const afterCampaign = await usageOf(org);
+    expect(afterCampaign.usage.campaigns.used).toBe(1);
+    // Its one recipient's message.
+    expect(afterCampaign.usage.messages.used).toBe(2);
+
+    // The other organization's counts did not move; its plan has other limits.
+    expect(await usageOf(other)).toMatchObject({
+      plan: 'standard',
+      usage: {
+        messages: { used: 0, limit: null },
+        campaigns: { used: 0, limit: 100 },
+        contacts: { used: 0, limit: null },
+        agents: { used: 0, limit: 10 },
+      },
+      unavailable: [],
+    });
+  });
+
+  test('when campaigns is stopped, then the other quotas are answered and campaigns is named unavailable', async () => {
+    const org = e2e.api((await e2e.createOrganization('Partial Co', 'premium')).token);
+    expect(
+      (await org.post('sendMessageToPhoneNumber', { phone: phone(), message: 'Hi' })).status,
+    ).toBe(200);
+    await e2e.system.stopService('campaigns');
+    try {
+      const usage = await usageOf(org);
+      expect(usage.unavailable).toEqual(['campaigns']);
+      expect(usage.usage.campaigns).toEqual({ used: null, limit: 500 });
+      expect(usage.usage.messages).toEqual({ used: 1, limit: null });
+      expect(usage.usage.contacts).toEqual({ used: 1, limit: null });
+    } finally {
+      await e2e.system.startService('campaigns');
+    }
   });
 });

@@ -1,10 +1,10 @@
 import { ChatCompletionRequestSchema } from '@switchboard/contracts';
 import {
-  startMessagingSystem,
+  startCampaignsSystem,
   uniquePhone,
-  type MessagingSystem,
+  type CampaignsSystem,
   type Organization,
-} from '../support/system-harness';
+} from '../support/campaigns-harness';
 import type { AiBot } from '../../src/assemble-ai-bot';
 import {
   aiBotOf,
@@ -24,14 +24,14 @@ const HISTORY = 3;
 const TIMEOUT_MS = 800;
 const BREAKER_VOLUME = 3;
 
-let system: MessagingSystem;
+let system: CampaignsSystem;
 let chat: ChatCompletionsServer;
 let bot: AiBot;
 let logs: LogLine[];
 
 beforeAll(async () => {
   chat = await startChatCompletionsServer();
-  system = await startMessagingSystem('aibotresp', {
+  system = await startCampaignsSystem('aibotresp', {
     campaignsEnv: {
       ALLOW_PRIVATE_URLS: 'true',
       AI_BOT_HISTORY_MESSAGES: String(HISTORY),
@@ -69,16 +69,15 @@ async function organizationWithBot(name: string, settings: Record<string, unknow
   });
   expect(saved.status).toBe(200);
   const phone = uniquePhone();
-  const first = await contactWrites(system, org, phone, 'Hello there');
-  await switchAiBotForContact(org, first.data.contact_id, true);
+  const first = contactWrites(system, org, phone, 'Hello there');
+  switchAiBotForContact(system, first.contact_id, true);
   return { org, phone, first };
 }
 
 /** The calls made for one organization: its system prompt names it. */
 const requestsOf = (org: Organization) =>
   chat.requests.filter(
-    (request) =>
-      request.body?.messages[0]?.content === `You answer for ${org.created.organization.name}.`,
+    (request) => request.body?.messages[0]?.content === `You answer for ${org.name}.`,
   );
 const noAnswerLogs = (org: Organization) =>
   logs.filter((line) => line.msg === 'AI bot gave no answer' && line.company_id === org.company_id);
@@ -86,17 +85,14 @@ const noAnswerLogs = (org: Organization) =>
 describe('the AI bot answers with the conversation', () => {
   test('when the contact writes, then the last N messages go to the endpoint oldest first after the system prompt, and its answer is the reply', async () => {
     const { org, phone } = await organizationWithBot('Rossi Bikes');
-    const sent = await org.api.post('sendMessageToPhoneNumber', {
-      phone,
-      message: 'Hi! How can we help?',
-    });
-    expect(sent.status).toBe(200);
-    await contactWrites(system, org, phone, 'Do you have red bikes?');
-    const current = await contactWrites(system, org, phone, 'And do you ship to Rome?');
+    const contact = system.contacts.contacts.find((known) => known.phone === phone)!;
+    system.messaging.record(org.company_id, contact, 'outbound', 'Hi! How can we help?');
+    contactWrites(system, org, phone, 'Do you have red bikes?');
+    const current = contactWrites(system, org, phone, 'And do you ship to Rome?');
     // Written after the message being answered: not part of its context.
-    await contactWrites(system, org, phone, 'Also, are you open on Sunday?');
+    contactWrites(system, org, phone, 'Also, are you open on Sunday?');
 
-    const answer = await bot.respond(await turnOf(org, current));
+    const answer = await bot.respond(turnOf(system, org, current));
 
     expect(answer).toEqual({
       source: 'ai_bot',
@@ -125,11 +121,11 @@ describe('the AI bot answers with the conversation', () => {
     const org = await system.newOrganization('standard', 'No Prompt Co');
     await org.api.post('updateAIBotSettings', { endpoint: chat.baseUrl, model: 'tiny-chat' });
     const phone = uniquePhone();
-    const first = await contactWrites(system, org, phone, 'Anyone there?');
-    await switchAiBotForContact(org, first.data.contact_id, true);
+    const first = contactWrites(system, org, phone, 'Anyone there?');
+    switchAiBotForContact(system, first.contact_id, true);
     const before = chat.requests.length;
 
-    const answer = await bot.respond(await turnOf(org, first));
+    const answer = await bot.respond(turnOf(system, org, first));
 
     expect(answer?.content).toEqual({ type: 'text', message: 'Echo: Anyone there?' });
     const call = chat.requests[before]!;
@@ -140,7 +136,7 @@ describe('the AI bot answers with the conversation', () => {
   test('when the endpoint answers more than WhatsApp allows, then the reply is trimmed and cut to 4096 characters', async () => {
     const { org, first } = await organizationWithBot('Talkative Co');
     chat.setMode({ kind: 'fixed', content: `  ${'word '.repeat(1200)}` });
-    const answer = await bot.respond(await turnOf(org, first));
+    const answer = await bot.respond(turnOf(system, org, first));
     const text = (answer?.content as { message: string }).message;
     expect(text.length).toBeLessThanOrEqual(4096);
     expect(text.length).toBeGreaterThan(4090);
@@ -152,8 +148,8 @@ describe('the AI bot answers with the conversation', () => {
 describe('when the AI bot stays silent', () => {
   test('when the contact is not switched on, then there is no answer and no call', async () => {
     const { org, first } = await organizationWithBot('Flag Off Co');
-    await switchAiBotForContact(org, first.data.contact_id, false);
-    const turn = await turnOf(org, first);
+    switchAiBotForContact(system, first.contact_id, false);
+    const turn = turnOf(system, org, first);
     expect(turn.contact.ai_bot_enabled).toBe(false);
     expect(await bot.respond(turn)).toBeNull();
     expect(requestsOf(org)).toHaveLength(0);
@@ -161,7 +157,7 @@ describe('when the AI bot stays silent', () => {
 
   test('when the message has no text, then there is no answer and no call', async () => {
     const { org, first } = await organizationWithBot('No Text Co');
-    const turn = await turnOf(org, first);
+    const turn = turnOf(system, org, first);
     expect(
       await bot.respond({ ...turn, message: { ...turn.message, type: 'sticker', text: '' } }),
     ).toBeNull();
@@ -171,17 +167,17 @@ describe('when the AI bot stays silent', () => {
   test('when the organization switched the bot off, then there is no answer and no call', async () => {
     const { org, first } = await organizationWithBot('Settings Off Co');
     await org.api.post('updateAIBotSettings', { enabled: false });
-    expect(await bot.respond(await turnOf(org, first))).toBeNull();
+    expect(await bot.respond(turnOf(system, org, first))).toBeNull();
     expect(requestsOf(org)).toHaveLength(0);
   });
 
   test('when the organization has no settings, then another organization’s bot is never used', async () => {
     await organizationWithBot('Configured Co');
     const other = await system.newOrganization('standard', 'Unconfigured Co');
-    const received = await contactWrites(system, other, uniquePhone(), 'Hello?');
-    await switchAiBotForContact(other, received.data.contact_id, true);
+    const received = contactWrites(system, other, uniquePhone(), 'Hello?');
+    switchAiBotForContact(system, received.contact_id, true);
     const before = chat.requests.length;
-    const turn = await turnOf(other, received);
+    const turn = turnOf(system, other, received);
     expect(turn.contact.ai_bot_enabled).toBe(true);
     expect(await bot.respond(turn)).toBeNull();
     expect(chat.requests).toHaveLength(before);
@@ -199,11 +195,11 @@ describe('when the AI bot stays silent', () => {
       const { org, first } = await organizationWithBot(`Endpoint that ${what}`);
       chat.setMode(mode);
       const started = Date.now();
-      expect(await bot.respond(await turnOf(org, first))).toBeNull();
+      expect(await bot.respond(turnOf(system, org, first))).toBeNull();
       expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 3_000);
       expect(requestsOf(org)).toHaveLength(1);
       expect(noAnswerLogs(org)).toEqual([
-        expect.objectContaining({ reason, contact_id: first.data.contact_id }),
+        expect.objectContaining({ reason, contact_id: first.contact_id }),
       ]);
       // The key never reaches the log.
       expect(JSON.stringify(logs)).not.toContain(KEY);
@@ -216,7 +212,7 @@ describe('the breaker of an organization’s endpoint', () => {
     const { org, first } = await organizationWithBot('Broken Endpoint Co');
     const healthy = await organizationWithBot('Healthy Co');
     chat.setMode({ kind: 'status', status: 503 });
-    const turn = await turnOf(org, first);
+    const turn = turnOf(system, org, first);
     for (let i = 0; i < BREAKER_VOLUME; i++) expect(await bot.respond(turn)).toBeNull();
     expect(requestsOf(org)).toHaveLength(BREAKER_VOLUME);
 
@@ -225,14 +221,14 @@ describe('the breaker of an organization’s endpoint', () => {
     expect(requestsOf(org)).toHaveLength(BREAKER_VOLUME);
     expect(noAnswerLogs(org).at(-1)).toMatchObject({ reason: 'circuit_open' });
 
-    const answer = await bot.respond(await turnOf(healthy.org, healthy.first));
+    const answer = await bot.respond(turnOf(system, healthy.org, healthy.first));
     expect(answer?.content).toEqual({ type: 'text', message: 'Echo: Hello there' });
   });
 
   test('when the endpoint keeps refusing with 4xx, then the breaker stays closed and every message is asked', async () => {
     const { org, first } = await organizationWithBot('Wrong Key Co');
     chat.setMode({ kind: 'status', status: 401 });
-    const turn = await turnOf(org, first);
+    const turn = turnOf(system, org, first);
     for (let i = 0; i < BREAKER_VOLUME + 2; i++) expect(await bot.respond(turn)).toBeNull();
     expect(requestsOf(org)).toHaveLength(BREAKER_VOLUME + 2);
     expect(noAnswerLogs(org).map((line) => line.reason)).not.toContain('circuit_open');

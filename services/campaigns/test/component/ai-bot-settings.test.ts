@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { AIBotSettingsResponseSchema } from '@switchboard/contracts';
 import { singleKeySecretBox } from '@switchboard/service-kit';
-import { startMessagingSystem, type MessagingSystem } from '../support/system-harness';
+import { startCampaignsSystem, type CampaignsSystem } from '../support/campaigns-harness';
 import { createAiBotSettingsStore } from '../../src/data-access/automation/ai-bot-settings-store';
 import { updateAiBotSettings } from '../../src/domain/automation/ai-bot/manage-ai-bot-settings';
 
 jest.setTimeout(90_000);
 
-let system: MessagingSystem;
+let system: CampaignsSystem;
 
 beforeAll(async () => {
-  system = await startMessagingSystem('aibotset', {
+  system = await startCampaignsSystem('aibotset', {
     campaignsEnv: { ALLOW_PRIVATE_URLS: 'true' },
   });
 });
@@ -193,7 +193,7 @@ describe('AI bot settings (getAIBotSettings, updateAIBotSettings)', () => {
 
   test('when private URLs are not allowed, then an http:// or private endpoint is refused naming the endpoint', async () => {
     const deps = {
-      settings: createAiBotSettingsStore(system.campaigns!.db),
+      settings: createAiBotSettingsStore(system.campaigns.db),
       secrets: singleKeySecretBox(randomBytes(32)),
       urlPolicy: { allowPrivate: false, resolve: async () => ['10.0.0.8'] },
     };

@@ -2,19 +2,20 @@ import {
   AutomatedRepliesResponseSchema,
   AutomatedReplyResponseSchema,
   ContactBotsResponseSchema,
-  EXCHANGES,
-  MESSAGING_INTERNAL_PATHS,
   type AutomatedReply,
 } from '@switchboard/contracts';
 import type { Responder } from '../../src/domain/automation/responder';
 import {
   sleep,
-  startMessagingSystem,
+  startCampaignsSystem,
   uniquePhone,
   waitFor,
-  type MessagingSystem,
+  sentOnce,
+  textsOf,
+  type CampaignsSystem,
   type Organization,
-} from '../support/system-harness';
+  type WriteOptions,
+} from '../support/campaigns-harness';
 
 jest.setTimeout(90_000);
 
@@ -32,10 +33,10 @@ const fakeAiBot: Responder = async (turn) =>
     ? { source: 'ai_bot', content: { type: 'text', message: 'from the AI bot' } }
     : null;
 
-let system: MessagingSystem;
+let system: CampaignsSystem;
 
 beforeAll(async () => {
-  system = await startMessagingSystem('autoreplies', {
+  system = await startCampaignsSystem('autoreplies', {
     campaignsEnv: { AUTOMATION_MAX_ANSWERS_PER_MINUTE: String(MAX_PER_MINUTE) },
     campaignsOptions: { responders: { flow: fakeFlow, aiBot: fakeAiBot } },
   });
@@ -45,22 +46,17 @@ afterAll(async () => {
   await system?.stop();
 });
 
-interface SentRecord {
-  request: {
-    to: string;
-    type: string;
-    text?: { body: string };
-    interactive?: { body?: { text: string }; header?: { text?: string } };
-  };
-}
-const textOf = (record: SentRecord) =>
-  record.request.text?.body ?? record.request.interactive?.body?.text ?? '';
-const answersTo = async (phone: string): Promise<string[]> =>
-  ((await system.sim('GET', `/sent?to=${phone}`)).sent as SentRecord[]).map(textOf);
+/** What messaging would send this phone for the commands campaigns handed it, in order. */
+const answersTo = async (phone: string): Promise<string[]> => {
+  const contact = system.contacts.contacts.find((known) => known.phone === phone);
+  return contact
+    ? textsOf(sentOnce(system.commands), system.contacts.contacts, contact.company_id, phone)
+    : [];
+};
 
 /** How many inbound messages automation settled with this outcome (its Prometheus counter). */
 async function outcomes(outcome: string): Promise<number> {
-  const text = await (await fetch(`${system.campaigns!.url}/metrics`)).text();
+  const text = await (await fetch(`${system.campaigns.url}/metrics`)).text();
   const line = text
     .split('\n')
     .find(
@@ -80,13 +76,13 @@ const settled = (outcome: string, before: number, count = 1) =>
   );
 
 /** An end user writes to the organization; resolves with its `message_received`. */
-const write = (org: Organization, from: string, input: Record<string, unknown>) =>
-  system.customerWrites(org, { from, ...input });
+const write = (org: Organization, from: string, text: string, options: WriteOptions = {}) =>
+  system.customerWrites(org, from, text, options);
 
 /** Writes `text` and waits for automation's verdict on it. */
 async function writeAndSettle(org: Organization, from: string, text: string, outcome: string) {
   const before = await outcomes(outcome);
-  const event = await write(org, from, { text });
+  const event = await write(org, from, text);
   await settled(outcome, before);
   return event;
 }
@@ -97,19 +93,12 @@ async function addReply(org: Organization, body: Record<string, unknown>): Promi
   return AutomatedReplyResponseSchema.parse(added.body).reply;
 }
 
-async function call(org: Organization, method: string, operation: string, body: object) {
-  const response = await fetch(`${system.stack.gateway.url}/api/svc/${operation}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...body, token: org.api.token }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+const call = (org: Organization, method: string, operation: string, body: object) =>
+  org.api.send(method, operation, body);
 
-async function contactIdOf(org: Organization, phone: string): Promise<number> {
-  const found = await org.api.get('getSingleContact', { phone });
-  return (found.body.contact as { id: number }).id;
-}
+/** A contact of the organization at contacts. */
+const contactOf = (org: Organization, name: string, phone: string, custom = {}) =>
+  system.contacts.add(org.company_id, { name, phone, custom }).id;
 
 describe('automated replies over the API', () => {
   test('when a reply is added, listed, updated with PUT or POST and deleted, then each answer shows it as stored', async () => {
@@ -256,9 +245,7 @@ describe('automated replies over the API', () => {
       triggers: 'mine',
       message: 'Owner says hi',
     });
-    const phone = uniquePhone();
-    await owner.api.post('makeContact', { name: 'Owned', phone });
-    const contactId = await contactIdOf(owner, phone);
+    const contactId = contactOf(owner, 'Owned', uniquePhone());
 
     const list = AutomatedRepliesResponseSchema.parse(
       (await other.api.get('getAutomatedReplies')).body,
@@ -298,7 +285,7 @@ describe('answering inbound messages', () => {
   test('when a customer writes an exact trigger, then the reply is sent with placeholders filled, its chained reply after it, and counted', async () => {
     const org = await system.newOrganization('standard', 'Exact Co');
     const phone = uniquePhone();
-    await org.api.post('makeContact', { name: 'Ana', phone, custom: { city: 'Lisboa' } });
+    contactOf(org, 'Ana', phone, { city: 'Lisboa' });
     const chained = await addReply(org, {
       name: 'More',
       kind: 'exact',
@@ -387,7 +374,7 @@ describe('answering inbound messages', () => {
     }
     // A picture without a caption is not the word "image" (messaging's `[image]` stand-in).
     const before = await outcomes('no_answer');
-    await write(org, phone, { image: {} });
+    await write(org, phone, '[image]', { message_type: 'image' });
     await settled('no_answer', before);
     expect(await answersTo(phone)).toEqual(['answer', 'answer', 'answer']);
   });
@@ -403,12 +390,11 @@ describe('answering inbound messages', () => {
     });
     const phone = uniquePhone();
     const before = await outcomes('answered');
-    const tapped = await write(org, phone, { button_reply: { id: 'confirm_yes', title: 'Sí' } });
-    expect(tapped.reply_id).toBe('confirm_yes');
-    expect(tapped.data.message).toBe('Sí');
+    // As messaging tells of a tap: the title as the text, the id beside it.
+    await write(org, phone, 'Sí', { message_type: 'interactive', reply_id: 'confirm_yes' });
     await settled('answered', before);
     const before2 = await outcomes('answered');
-    await write(org, phone, { list_reply: { id: 'row-7', title: 'Show menu', description: 'x' } });
+    await write(org, phone, 'Show menu', { message_type: 'interactive', reply_id: 'row-7' });
     await settled('answered', before2);
     // Automation counts an answer once messaging has the command; the send itself follows.
     const sent = await waitFor(async () => {
@@ -426,8 +412,8 @@ describe('welcome and redelivery', () => {
     const phone = uniquePhone();
     const before = await outcomes('answered');
     await Promise.all([
-      write(org, phone, { text: 'one', profile_name: 'Bea' }),
-      write(org, phone, { text: 'two', profile_name: 'Bea' }),
+      write(org, phone, 'one', { name: 'Bea' }),
+      write(org, phone, 'two', { name: 'Bea' }),
     ]);
     await settled('answered', before);
     await writeAndSettle(org, phone, 'three', 'no_answer');
@@ -446,9 +432,17 @@ describe('welcome and redelivery', () => {
     const phone = uniquePhone();
     const event = await writeAndSettle(org, phone, 'status', 'answered');
     const before = await outcomes('answered');
-    await system.publish(EXCHANGES.events, 'message_received', event, event.id);
+    await system.publishEvent(event);
     await settled('answered', before);
     await sleep(500);
+    // Handed over again under the same key, which messaging sends once.
+    const handed = system.commands.filter(
+      (command) => command.contact_id === event.data.contact_id,
+    );
+    expect(handed.map((command) => command.idempotency_key)).toEqual([
+      `automation:${event.data.message_id}`,
+      `automation:${event.data.message_id}`,
+    ]);
     expect(await answersTo(phone)).toEqual(['All good']);
     const list = AutomatedRepliesResponseSchema.parse(
       (await org.api.get('getAutomatedReplies')).body,
@@ -474,8 +468,7 @@ describe('safety', () => {
     withAiBot.add(org.company_id);
     await addReply(org, { name: 'Hi', kind: 'exact', triggers: 'hi', message: 'hello there' });
     const phone = uniquePhone();
-    await org.api.post('makeContact', { name: 'Human wanted', phone });
-    const contact_id = await contactIdOf(org, phone);
+    const contact_id = contactOf(org, 'Human wanted', phone);
     const off = await org.api.post('updateContactBots', { contact_id, enabled: false });
     expect(ContactBotsResponseSchema.parse(off.body)).toEqual({
       status: 'success',
@@ -493,13 +486,8 @@ describe('safety', () => {
   test('when the month’s message quota is used up, then the answer is not sent and the skip is counted, with nothing parked', async () => {
     const org = await system.newOrganization('free', 'Quota Co');
     await addReply(org, { name: 'Q', kind: 'exact', triggers: 'quota', message: 'never sent' });
-    const reserved = await system.messagingInternal(MESSAGING_INTERNAL_PATHS.reserveQuota, {
-      company_id: org.company_id,
-      plan: 'free',
-      plan_started_at: org.created.organization.plan_started_at,
-      count: 100,
-    });
-    expect(reserved.status).toBe(200);
+    // Messaging refuses every place from now on (its 429), as for a month used up.
+    system.messaging.setRoom(org.company_id, 0);
     const phone = uniquePhone();
     await writeAndSettle(org, phone, 'quota', 'quota_exhausted');
     await sleep(300);
@@ -509,10 +497,10 @@ describe('safety', () => {
   test('when a message comes from the business’s own number, then it is never answered', async () => {
     const org = await system.newOrganization('standard', 'Echo Co');
     withAiBot.add(org.company_id);
-    const own = org.created.channel.display_phone_number.replace(/\D/g, '');
+    // Messaging marks a message from the organization's own number as an echo.
+    const own = uniquePhone();
     const before = await outcomes('echo');
-    const event = await write(org, own, { text: 'hello' });
-    expect(event.echo).toBe(true);
+    await write(org, own, 'hello', { echo: true });
     await settled('echo', before);
     expect(await answersTo(own)).toEqual([]);
   });

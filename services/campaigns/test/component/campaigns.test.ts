@@ -5,35 +5,34 @@ import {
   CONSOLE_EXCHANGE,
   ConsoleEventSchema,
   type CampaignProgressEvent,
-  CONTACTS_INTERNAL_PATHS,
   CampaignResponseSchema,
   CampaignsResponseSchema,
+  CAMPAIGN_ID_HEADER,
   EVENT_PAYLOAD_SCHEMAS,
-  EXCHANGES,
-  INTERNAL_SECRET_HEADER,
   MESSAGING_INTERNAL_PATHS,
   QUOTA_MESSAGE_PREFIX,
   SendCampaignResponseSchema,
   buildOpenApiDocument,
+  type BrokerEvent,
   type CampaignView,
 } from '@switchboard/contracts';
 import {
-  startMessagingSystem,
+  startCampaignsSystem,
   uniquePhone,
   waitFor,
-  type MessagingSystem,
+  type CampaignsSystem,
   type Organization,
-} from '../support/system-harness';
+} from '../support/campaigns-harness';
 
 jest.setTimeout(90_000);
 
-let system: MessagingSystem;
+let system: CampaignsSystem;
 let consoleTap: ChannelModel;
 /** Every event published on `svc.console`, in arrival order; any that breaks its contract fails. */
 const consoleEvents: CampaignProgressEvent[] = [];
 
 beforeAll(async () => {
-  system = await startMessagingSystem('campaigns', {
+  system = await startCampaignsSystem('campaigns', {
     campaignsEnv: { DISPATCH_PAGE_SIZE: '7', DB_COMMAND_STATS: 'true' },
   });
   consoleTap = await connect(system.amqpUrl);
@@ -56,28 +55,38 @@ afterAll(async () => {
   await system?.stop();
 });
 
-interface SentRecord {
-  request: { to: string; type: string; text?: { body: string } };
-}
-const sentTo = async (phone: string): Promise<SentRecord[]> =>
-  (await system.sim('GET', `/sent?to=${phone}`)).sent as SentRecord[];
-const allSent = async (): Promise<SentRecord[]> =>
-  (await system.sim('GET', '/sent?include_rejected=true')).sent as SentRecord[];
+/**
+ * What campaigns handed messaging for this phone: the texts of its commands and the sends it
+ * asked for now (an API campaign's), in order.
+ */
+const sentTo = async (phone: string) =>
+  system.messaging.messagesTo(phone).filter((message) => message.direction === 'outbound');
+/** Everything campaigns handed messaging: commands and sends now. */
+const allSent = async () =>
+  system.commands.length +
+  system.messaging.calls.filter((call) => call.route.includes('/api/svc/send')).length;
 
+let groupSeq = 0;
+const groups = new Map<string, number>();
+/** Contacts of a group of the organization, at contacts. */
 async function contactsInGroup(org: Organization, group: string, count: number) {
+  const key = `${org.company_id}:${group}`;
+  if (!groups.has(key)) groups.set(key, (groupSeq += 1));
   const phones: string[] = [];
   for (let i = 0; i < count; i++) {
     const phone = uniquePhone();
     phones.push(phone);
-    const made = await org.api.post('makeContact', { name: `Guest ${i}`, phone, groups: group });
-    expect(made.status).toBe(201);
+    system.contacts.add(org.company_id, {
+      name: `Guest ${i}`,
+      phone,
+      groups: [{ id: groups.get(key)!, name: group }],
+    });
   }
   return phones;
 }
 
 async function groupId(org: Organization, name: string): Promise<number> {
-  const groups = (await org.api.get('getGroups')).body.groups as { id: number; name: string }[];
-  return groups.find((group) => group.name === name)!.id;
+  return groups.get(`${org.company_id}:${name}`)!;
 }
 
 async function campaignOf(org: Organization, id: number): Promise<CampaignView> {
@@ -111,7 +120,7 @@ describe('a regular campaign, from start to completion', () => {
     for (const phone of phones) {
       const received = await sentTo(phone);
       expect(received).toHaveLength(1);
-      expect(received[0]!.request.text?.body).toMatch(/^Hi Guest \d+, spring sale starts today$/);
+      expect(received[0]!.message).toMatch(/^Hi Guest \d+, spring sale starts today$/);
     }
     const read = await waitFor(async () => {
       const current = await campaignOf(org, campaign.id);
@@ -178,7 +187,7 @@ describe('a regular campaign, from start to completion', () => {
   test('when a recipient is undeliverable, then it counts as failed and the campaign still completes', async () => {
     const org = await system.newOrganization('standard', 'Failing Co');
     const phones = await contactsInGroup(org, 'some', 3);
-    await system.sim('POST', '/faults', { to: phones[1], error_code: 131026, count: 1 });
+    system.messaging.failNext(phones[1]!);
     const created = await org.api.post('createCampaign', {
       name: 'With a bad number',
       type: 'regular',
@@ -196,12 +205,9 @@ describe('a regular campaign, from start to completion', () => {
 
   test('when many of a campaign’s message events come at once, repeated and out of order, then each recipient counts once and each event costs about one database command', async () => {
     const org = await system.newOrganization('standard', 'Burst Co');
-    // No status webhooks for this organization: its recipients stop at sent, and the test
-    // brings their delivered and read events itself, all at once.
-    await system.sim('POST', '/faults', {
-      phone_number_id: org.created.channel.phone_number_id,
-      statuses: [],
-    });
+    // The provider reports only sent for this organization's messages; the test brings their
+    // delivered and read events itself, all at once.
+    system.messaging.reportStatuses(org.company_id, ['sent']);
     const phones = await contactsInGroup(org, 'burst', 20);
     const created = await org.api.post('createCampaign', {
       name: 'Burst',
@@ -217,7 +223,7 @@ describe('a regular campaign, from start to completion', () => {
     }, 30_000);
     expect(await campaignOf(org, campaign.id)).toMatchObject({ sent: 20, delivered: 0, read: 0 });
     const sentStatuses = system.events.filter(
-      (event) =>
+      (event): event is Extract<BrokerEvent, { event: 'message_status_updated' }> =>
         event.event === 'message_status_updated' &&
         event.campaign_id === campaign.id &&
         event.data.status === 'sent',
@@ -225,17 +231,18 @@ describe('a regular campaign, from start to completion', () => {
     expect(sentStatuses).toHaveLength(phones.length);
 
     // Every recipient's delivered and read, twice each; half of them read before delivered.
-    const statusOf = (event: (typeof sentStatuses)[number], status: string) => ({
+    const statusOf = (event: (typeof sentStatuses)[number], status: 'delivered' | 'read') => ({
       ...event,
       id: randomUUID(),
       data: { ...event.data, status },
     });
     const burst = sentStatuses.flatMap((event, index) => {
-      const order = index % 2 === 0 ? ['delivered', 'read'] : ['read', 'delivered'];
+      const order =
+        index % 2 === 0 ? (['delivered', 'read'] as const) : (['read', 'delivered'] as const);
       return [0, 1].flatMap(() => order.map((status) => statusOf(event, status)));
     });
     const metric = async (name: string, label: string) => {
-      const text = await (await fetch(`${system.campaigns!.url}/metrics`)).text();
+      const text = await (await fetch(`${system.campaigns.url}/metrics`)).text();
       return text
         .split('\n')
         .filter((line) => line.startsWith(`${name}{`) && line.includes(label))
@@ -244,11 +251,7 @@ describe('a regular campaign, from start to completion', () => {
     const acked = () => metric('switchboard_broker_messages_total', 'outcome="acked"');
     const ackedBefore = await acked();
     const commandsBefore = await metric('switchboard_db_commands_total', 'command=');
-    await Promise.all(
-      burst.map((event) =>
-        system.publish(EXCHANGES.events, 'message_status_updated', event, event.id),
-      ),
-    );
+    await Promise.all(burst.map((event) => system.publishEvent(event)));
     await waitFor(async () => ((await acked()) - ackedBefore >= burst.length ? true : undefined));
     const commands = (await metric('switchboard_db_commands_total', 'command=')) - commandsBefore;
 
@@ -285,13 +288,11 @@ describe('a regular campaign, from start to completion', () => {
 });
 
 async function contactIds(org: Organization, phones: string[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (const phone of phones) {
-    ids.push(
-      ((await org.api.get('getSingleContact', { phone })).body.contact as { id: number }).id,
-    );
-  }
-  return ids;
+  return phones.map(
+    (phone) =>
+      system.contacts.contacts.find((c) => c.company_id === org.company_id && c.phone === phone)!
+        .id,
+  );
 }
 
 describe('quotas (the published plan limits): all or nothing', () => {
@@ -319,21 +320,10 @@ describe('quotas (the published plan limits): all or nothing', () => {
 
   test('when a free organization with 100 messages left starts a 150-recipient campaign, then it is refused whole with zero sends', async () => {
     const org = await system.newOrganization('free', 'Big Free Co');
-    // 150 customers who wrote first: contacts made by the internal resolve are never refused.
-    const customers: string[] = [];
-    for (let i = 0; i < 150; i++) {
-      customers.push(uniquePhone());
-      const answer = await fetch(`${system.contacts.url}${CONTACTS_INTERNAL_PATHS.resolve}`, {
-        method: 'POST',
-        headers: {
-          [INTERNAL_SECRET_HEADER]: system.internalSecret,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({ company_id: org.company_id, phone: customers[i] }),
-      });
-      expect(answer.status).toBeLessThan(300);
-    }
-    const before = (await allSent()).length;
+    // 150 customers who wrote first; the free plan's month has 100 messages at messaging.
+    for (let i = 0; i < 150; i++) system.contacts.add(org.company_id, { phone: uniquePhone() });
+    system.messaging.setRoom(org.company_id, 100);
+    const before = await allSent();
     const refused = await org.api.post('createCampaign', {
       name: 'Too big',
       type: 'regular',
@@ -344,14 +334,10 @@ describe('quotas (the published plan limits): all or nothing', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.message).toMatch(new RegExp(`^${QUOTA_MESSAGE_PREFIX}`));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect((await allSent()).length).toBe(before);
+    expect(await allSent()).toBe(before);
     expect((await org.api.get('getCampaigns')).body.campaigns).toEqual([]);
-    // Nothing was held: the month's messages and campaigns are all still there.
-    const small = await org.api.post('sendMessageToPhoneNumber', {
-      phone: customers[0],
-      message: 'Still 100 left',
-    });
-    expect(small.status).toBe(200);
+    // Nothing was held: the month's messages are all still there.
+    expect(system.messaging.held(org.company_id)).toBe(0);
   });
 });
 
@@ -372,7 +358,7 @@ describe('a start interrupted by a crash', () => {
     const claimedAt = new Date(Date.now() - 3 * 60_000);
     const attempt = `campaign:${campaign.id}:${claimedAt.getTime()}`;
     const month = claimedAt.toISOString().slice(0, 7);
-    const campaignsDb = system.campaigns!.db;
+    const campaignsDb = system.campaigns.db;
     await campaignsDb
       .collection<{ _id: string; count: number; starts: Record<string, true> }>('campaign_quotas')
       .insertOne({ _id: `${org.company_id}:${month}`, count: 1, starts: { [attempt]: true } });
@@ -382,20 +368,22 @@ describe('a start interrupted by a crash', () => {
         { _id: String(campaign.id) },
         { $set: { start_step: 'campaign_quota', start_claimed_at: claimedAt } },
       );
-    const reserved = await system.messagingInternal(MESSAGING_INTERNAL_PATHS.reserveQuota, {
-      company_id: org.company_id,
-      plan: 'free',
-      plan_started_at: org.created.organization.plan_started_at,
-      count: 3,
-      reservation_id: attempt,
-    });
+    const reserved = await fetch(
+      `${system.messaging.url}${MESSAGING_INTERNAL_PATHS.reserveQuota}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          company_id: org.company_id,
+          plan: 'free',
+          plan_started_at: org.organization.plan_started_at.toISOString(),
+          count: 3,
+          reservation_id: attempt,
+        }),
+      },
+    );
     expect(reserved.status).toBe(200);
-    const messagesUsed = async () =>
-      (
-        await system.stack.messaging.db
-          .collection<{ _id: string; used: number }>('message_quotas')
-          .findOne({ _id: `${org.company_id}:${month}` })
-      )?.used ?? 0;
+    const messagesUsed = async () => system.messaging.held(org.company_id);
     expect(await messagesUsed()).toBe(3);
 
     // The scheduler job (every 5 s) undoes starts left half-way for two minutes: it gives back
@@ -445,7 +433,7 @@ describe('API campaigns (sendcampaigns)', () => {
 
   test('when sendcampaigns names a new phone with data, then the contact is made and the filled message is sent', async () => {
     const phone = uniquePhone();
-    await org.api.post('makeContact', { name: 'Olga', phone });
+    system.contacts.add(org.company_id, { name: 'Olga', phone });
     const sent = await org.api.post('sendcampaigns', {
       phone,
       campaing_id: apiCampaign.id,
@@ -454,22 +442,19 @@ describe('API campaigns (sendcampaigns)', () => {
     expect(sent.status).toBe(200);
     const ids = SendCampaignResponseSchema.parse(sent.body);
     expect(ids.message_wamid).toMatch(/^wamid\./);
-    expect((await sentTo(phone))[0]!.request.text?.body).toBe('Hi Olga, order A-77 is on its way');
+    expect((await sentTo(phone))[0]!.message).toBe('Hi Olga, order A-77 is on its way');
   });
 
   test('when the data comes as form brackets to sendCampaignMessageToPhoneNumber, then it is read the same', async () => {
     const phone = uniquePhone();
-    const response = await fetch(
-      `${system.stack.gateway.url}/api/svc/sendCampaignMessageToPhoneNumber`,
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: `token=${org.api.token}&phone=${phone}&campaing_id=${apiCampaign.id}&data[order][id]=7`,
-      },
+    const response = await org.api.form(
+      'POST',
+      'sendCampaignMessageToPhoneNumber',
+      `phone=${phone}&campaing_id=${apiCampaign.id}&data[order][id]=7`,
     );
     expect(response.status).toBe(200);
     // A new contact is named after its phone.
-    expect((await sentTo(phone))[0]!.request.text?.body).toBe(`Hi ${phone}, order 7 is on its way`);
+    expect((await sentTo(phone))[0]!.message).toBe(`Hi ${phone}, order 7 is on its way`);
   });
 
   test('when a variable is missing, then 422 lists its path and nothing is sent or stored', async () => {
@@ -482,7 +467,7 @@ describe('API campaigns (sendcampaigns)', () => {
     expect(answer.status).toBe(422);
     expect(answer.body.message).toContain('data.order.id');
     expect(await sentTo(phone)).toHaveLength(0);
-    expect((await org.api.get('getSingleContact', { phone })).status).toBe(404);
+    expect(system.contacts.contacts.find((c) => c.phone === phone)).toBeUndefined();
   });
 
   test('when the campaign is unknown, not an API campaign, or another organization’s, then 404', async () => {
@@ -508,31 +493,9 @@ describe('API campaigns (sendcampaigns)', () => {
 });
 
 describe('template campaigns: every placeholder of the template filled', () => {
-  const shippingTemplate = {
-    name: 'shipping_update',
-    language: 'en_US',
-    category: 'UTILITY',
-    components: [
-      { type: 'HEADER', format: 'TEXT', text: 'Order {{1}}', example: { header_text: ['A-1'] } },
-      {
-        type: 'BODY',
-        text: 'Hi {{1}}, your order ships on {{2}}.',
-        example: { body_text: [['Ana', 'Monday']] },
-      },
-      {
-        type: 'BUTTONS',
-        buttons: [
-          { type: 'QUICK_REPLY', text: 'Stop' },
-          {
-            type: 'URL',
-            text: 'Track',
-            url: 'https://shop.example/track/{{1}}',
-            example: ['https://shop.example/track/A-1'],
-          },
-        ],
-      },
-    ],
-  };
+  // The template `shipping_update` is messaging's: a text header `Order {{1}}`, a body
+  // `Hi {{1}}, your order ships on {{2}}.` and a URL button `https://shop.example/track/{{1}}`.
+  // Campaigns names it and fills every placeholder.
   const templateMessage = {
     type: 'template',
     template_name: 'shipping_update',
@@ -543,11 +506,6 @@ describe('template campaigns: every placeholder of the template filled', () => {
 
   test('when an API campaign sends a template, then its header, body and URL button take their values from the contact and data', async () => {
     const org = await system.newOrganization('standard', 'Template Co');
-    expect((await org.api.post('createTemplate', shippingTemplate)).status).toBe(201);
-    await waitFor(async () => {
-      const listed = (await org.api.get('getTemplates')).body.templates as { status: string }[];
-      return listed[0]?.status === 'APPROVED' ? true : undefined;
-    });
     const created = await org.api.post('createCampaign', {
       name: 'Shipping',
       type: 'api',
@@ -557,7 +515,7 @@ describe('template campaigns: every placeholder of the template filled', () => {
     expect(created.status).toBe(201);
     const { campaign } = CampaignResponseSchema.parse(created.body);
     const phone = uniquePhone();
-    await org.api.post('makeContact', { name: 'Ana', phone });
+    system.contacts.add(org.company_id, { name: 'Ana', phone });
 
     const sent = await org.api.post('sendcampaigns', {
       phone,
@@ -565,21 +523,32 @@ describe('template campaigns: every placeholder of the template filled', () => {
       data: { order: { id: 'A-7', day: 'Friday' } },
     });
     expect(sent.status).toBe(200);
-    const [record] = (await sentTo(phone)) as unknown as {
-      request: { template: { name: string; components: unknown[] } };
-    }[];
-    expect(record!.request.template.name).toBe('shipping_update');
-    expect(record!.request.template.components).toEqual([
-      { type: 'header', parameters: [{ type: 'text', text: 'A-7' }] },
-      {
-        type: 'body',
-        parameters: [
-          { type: 'text', text: 'Ana' },
-          { type: 'text', text: 'Friday' },
-        ],
-      },
-      { type: 'button', sub_type: 'url', index: '1', parameters: [{ type: 'text', text: 'A-7' }] },
-    ]);
+    // Messaging's sendtemplatemessage, asked with every placeholder of the template filled.
+    const [asked] = system.messaging.calls.filter(
+      (call) => call.route === 'POST /api/svc/sendtemplatemessage',
+    );
+    expect(asked!.request.headers[CAMPAIGN_ID_HEADER]).toBe(String(campaign.id));
+    expect(asked!.request.body).toEqual({
+      phone,
+      template_name: 'shipping_update',
+      template_language: 'en_US',
+      components: [
+        { type: 'header', parameters: [{ type: 'text', text: 'A-7' }] },
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'Ana' },
+            { type: 'text', text: 'Friday' },
+          ],
+        },
+        {
+          type: 'button',
+          sub_type: 'url',
+          index: '1',
+          parameters: [{ type: 'text', text: 'A-7' }],
+        },
+      ],
+    });
 
     const missing = await org.api.post('sendcampaigns', {
       phone,

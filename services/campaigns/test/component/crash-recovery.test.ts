@@ -1,33 +1,30 @@
 // Nothing campaigns holds at messaging stays held after a crash: an automated answer's quota place
 // taken by a process that died before publishing, and a campaign start whose recovery died half
 // way. The killed process is simulated by writing the state it leaves, or by messaging being
-// unreachable at the exact step.
+// unreachable at the exact step. Messaging is a contract stub that counts the places held; that
+// messaging takes a hold over when a command names it is messaging's own tests'.
 import {
   CampaignResponseSchema,
-  EXCHANGES,
   MESSAGING_INTERNAL_PATHS,
   monthKey,
   type CampaignView,
 } from '@switchboard/contracts';
 import {
   sleep,
-  startMessagingSystem,
+  startCampaignsSystem,
   uniquePhone,
   waitFor,
-  type MessagingSystem,
+  type CampaignsSystem,
   type Organization,
-} from '../support/system-harness';
+} from '../support/campaigns-harness';
 
 jest.setTimeout(90_000);
 
 const LEASE_MS = 1_000;
-let system: MessagingSystem;
+let system: CampaignsSystem;
 
 beforeAll(async () => {
-  system = await startMessagingSystem('campcrash', {
-    messagingEnv: { SEND_LEASE_MS: String(LEASE_MS), SEND_RECOVERY_INTERVAL_MS: '200' },
-    campaignsEnv: {},
-  });
+  system = await startCampaignsSystem('campcrash');
 });
 
 afterAll(async () => {
@@ -36,28 +33,27 @@ afterAll(async () => {
 
 type Doc = Record<string, unknown> & { _id: string };
 
-async function messagesUsed(org: Organization, month = monthKey()): Promise<number> {
-  const quota = await system.stack.messaging.db
-    .collection<Doc>('message_quotas')
-    .findOne({ _id: `${org.company_id}:${month}` });
-  return (quota?.used as number | undefined) ?? 0;
-}
+/** The places the organization holds at messaging now. */
+const messagesUsed = (org: Organization) => system.messaging.held(org.company_id);
 
-async function reserve(org: Organization, body: Record<string, unknown>) {
-  return system.messagingInternal(MESSAGING_INTERNAL_PATHS.reserveQuota, {
-    company_id: org.company_id,
-    plan: 'free',
-    plan_started_at: org.created.organization.plan_started_at,
-    ...body,
+/** One of messaging's internal quota routes, called as another producer would. */
+async function quotaCall(org: Organization, path: string, body: Record<string, unknown>) {
+  const response = await fetch(`${system.messaging.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      company_id: org.company_id,
+      plan: 'free',
+      plan_started_at: org.organization.plan_started_at.toISOString(),
+      ...body,
+    }),
   });
+  return { status: response.status };
 }
+const reserve = (org: Organization, body: Record<string, unknown>) =>
+  quotaCall(org, MESSAGING_INTERNAL_PATHS.reserveQuota, body);
 
-const answersTo = async (phone: string): Promise<string[]> =>
-  (
-    (await system.sim('GET', `/sent?to=${phone}`)).sent as {
-      request: { text?: { body: string } };
-    }[]
-  ).map((record) => record.request.text?.body ?? '');
+const answersTo = (org: Organization, phone: string) => system.answersTo(org, phone);
 
 describe('an automated answer’s quota place', () => {
   test('when campaigns died after holding an answer’s place and before publishing it, then the redelivered message is answered once, on that place', async () => {
@@ -70,13 +66,10 @@ describe('an automated answer’s quota place', () => {
     });
     expect(added.status).toBe(201);
     const phone = uniquePhone();
-    await org.api.post('makeContact', { name: 'Ada', phone });
-    const contact_id = (
-      (await org.api.get('getSingleContact', { phone })).body.contact as { id: number }
-    ).id;
-    // A real message_received that automation has not answered yet: bots are off when it comes.
+    const contact_id = system.contacts.add(org.company_id, { name: 'Ada', phone }).id;
+    // A message_received that automation has not answered yet: bots are off when it comes.
     await org.api.post('updateContactBots', { contact_id, enabled: false });
-    const event = await system.customerWrites(org, { from: phone, text: 'hours' });
+    const event = await system.customerWrites(org, phone, 'hours');
     await sleep(500);
     await org.api.post('updateContactBots', { contact_id, enabled: true });
     expect(await reserve(org, { count: 98 })).toMatchObject({ status: 200 });
@@ -84,30 +77,33 @@ describe('an automated answer’s quota place', () => {
     // What a process killed between the place and the publish leaves: the answer claimed for
     // the minute's limit, and its place held at messaging under the answer's key.
     const message_id = event.data.message_id;
-    await system
-      .campaigns!.db.collection<Doc>('automation_states')
+    await system.campaigns.db
+      .collection<Doc>('automation_states')
       .updateOne(
         { _id: `${org.company_id}:${contact_id}` },
         { $set: { window_start: new Date(), window_count: 1, window_message_ids: [message_id] } },
       );
-    const held = await system.messagingInternal(MESSAGING_INTERNAL_PATHS.holdQuota, {
-      company_id: org.company_id,
-      plan: 'free',
-      plan_started_at: org.created.organization.plan_started_at,
+    const held = await quotaCall(org, MESSAGING_INTERNAL_PATHS.holdQuota, {
       hold_id: `automation:${message_id}`,
     });
     expect(held.status).toBe(200);
-    expect(await messagesUsed(org)).toBe(99);
+    expect(messagesUsed(org)).toBe(99);
 
     // The broker hands the unacknowledged message over again.
-    await system.publish(EXCHANGES.events, 'message_received', event, event.id);
+    await system.publishEvent(event);
 
-    expect(await waitFor(async () => (await answersTo(phone))[0])).toBe('Nine to five');
-    expect(await messagesUsed(org)).toBe(99);
-    // Two leases on, the recovery job has had its chance: it gives nothing back.
+    expect(await waitFor(() => answersTo(org, phone)[0])).toBe('Nine to five');
+    // The command names the place held before the crash, for messaging to take over.
+    expect(system.commands.filter((command) => command.contact_id === contact_id)).toEqual([
+      expect.objectContaining({
+        idempotency_key: `automation:${message_id}`,
+        quota_hold: `automation:${message_id}`,
+      }),
+    ]);
+    expect(messagesUsed(org)).toBe(99);
     await sleep(3 * LEASE_MS);
-    expect(await answersTo(phone)).toEqual(['Nine to five']);
-    expect(await messagesUsed(org)).toBe(99);
+    expect(answersTo(org, phone)).toEqual(['Nine to five']);
+    expect(messagesUsed(org)).toBe(99);
   });
 });
 
@@ -129,14 +125,14 @@ describe('the recovery of an interrupted campaign start', () => {
     expect(await reserve(org, { count: 3, reservation_id: attempt })).toMatchObject({
       status: 200,
     });
-    const campaignsDb = system.campaigns!.db;
+    const campaignsDb = system.campaigns.db;
     await campaignsDb
       .collection<Doc>('campaign_quotas')
       .insertOne({ _id: `${org.company_id}:${month}`, count: 1, starts: { [attempt]: true } });
 
     // The recovery runs while messaging is unreachable: it dies at its first give-back, after
     // its first write, as a process killed there would.
-    await system.stack.messaging.stop();
+    await system.messaging.close();
     await campaignsDb
       .collection<Doc>('campaigns')
       .updateOne(
@@ -150,7 +146,7 @@ describe('the recovery of an interrupted campaign start', () => {
       return stored?.start_step !== 'message_quota' ? true : undefined;
     });
     await sleep(1_000);
-    await system.stack.restartMessaging();
+    await system.messaging.reopen();
 
     const campaignsUsed = async () =>
       (
@@ -159,8 +155,7 @@ describe('the recovery of an interrupted campaign start', () => {
           .findOne({ _id: `${org.company_id}:${month}` })
       )?.count;
     await waitFor(
-      async () =>
-        (await messagesUsed(org, month)) === 0 && (await campaignsUsed()) === 0 ? true : undefined,
+      async () => (messagesUsed(org) === 0 && (await campaignsUsed()) === 0 ? true : undefined),
       30_000,
       'the messages and the campaign of the month given back',
     );

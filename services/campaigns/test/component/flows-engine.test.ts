@@ -1,5 +1,5 @@
 import {
-  ContactResponseSchema,
+  ContactSchema,
   FlowResponseSchema,
   SendContentSchema,
   type AddFlowRequestInput,
@@ -19,16 +19,16 @@ import type { InboundTurn, Responder } from '../../src/domain/automation/respond
 import { createServiceClients } from '../../src/outbound/service-clients';
 import {
   sleep,
-  startMessagingSystem,
+  startCampaignsSystem,
   uniquePhone,
-  type MessagingSystem,
+  type CampaignsSystem,
   type Organization,
-} from '../support/system-harness';
-import { callApi, orderFlow } from '../support/flow-fixtures';
+} from '../support/campaigns-harness';
+import { orderFlow } from '../support/flow-fixtures';
 
 jest.setTimeout(90_000);
 
-let system: MessagingSystem;
+let system: CampaignsSystem;
 let deps: FlowResponderDeps;
 let respond: Responder;
 let clients: ReturnType<typeof createServiceClients>;
@@ -37,11 +37,11 @@ const botsTurnedOff: { company_id: number; contact_id: number }[] = [];
 const logLines: { level: number; msg: string; [key: string]: unknown }[] = [];
 
 beforeAll(async () => {
-  system = await startMessagingSystem('flowsengine', { campaignsEnv: {} });
-  const campaigns = system.campaigns!;
+  system = await startCampaignsSystem('flowsengine');
+  const { campaigns } = system;
   clients = createServiceClients({
     contactsUrl: system.contacts.url,
-    messagingUrl: system.stack.messaging.url,
+    messagingUrl: system.messaging.url,
     internalSecret: system.internalSecret,
     logger: campaigns.logger,
     sendTimeoutMs: 5_000,
@@ -84,18 +84,11 @@ interface Customer {
 }
 
 async function customerOf(org: Organization, name = 'Ana'): Promise<Customer> {
-  const made = await org.api.post('makeContact', { name, phone: uniquePhone() });
-  expect(made.status).toBe(201);
-  const contact = ContactResponseSchema.parse(made.body).contact;
-  const organization = {
-    company_id: org.company_id,
-    plan: org.created.organization.plan,
-    plan_started_at: new Date(org.created.organization.plan_started_at),
-  };
+  const contact = system.contacts.add(org.company_id, { name, phone: uniquePhone() });
+  const { organization } = org;
+  // The contact as contacts holds it now (the stub's record, changed only by campaigns' calls).
   const read = async () =>
-    ContactResponseSchema.parse(
-      (await org.api.get('getSingleContact', { contact_id: contact.id })).body,
-    ).contact;
+    ContactSchema.parse(system.contacts.contacts.find((known) => known.id === contact.id));
   return {
     org,
     contact,
@@ -121,7 +114,7 @@ async function customerOf(org: Organization, name = 'Ana'): Promise<Customer> {
 }
 
 async function addFlow(org: Organization, flow: AddFlowRequestInput) {
-  const answer = await callApi(system.stack.gateway.url, org, 'POST', 'addFlow', flow);
+  const answer = await org.api.send('POST', 'addFlow', flow);
   expect(answer.status).toBe(201);
   return FlowResponseSchema.parse(answer.body).flow;
 }
@@ -252,7 +245,7 @@ describe('triggers and branches', () => {
     const carla = await customerOf(org, 'Carla');
     expect(await respond(await carla.turn('any news today?'))).toBeNull();
 
-    await callApi(system.stack.gateway.url, org, 'PUT', 'updateFlow', {
+    await org.api.send('PUT', 'updateFlow', {
       id: flow.id,
       active: false,
     });
@@ -398,7 +391,7 @@ describe('hand over, timeout and broken steps', () => {
     await respond(await jo.turn('order'));
     await respond(await kim.turn('order'));
 
-    const replaced = await callApi(system.stack.gateway.url, org, 'PUT', 'updateFlow', {
+    const replaced = await org.api.send('PUT', 'updateFlow', {
       id: flow.id,
       steps: [{ id: 'closed', type: 'end', message: { type: 'text', text: 'Closed' } }],
     });
@@ -407,7 +400,7 @@ describe('hand over, timeout and broken steps', () => {
     expect(await jo.session()).toMatchObject({ status: 'ended', end_reason: 'broken' });
     expect(brokenLines(jo.contact.id)).toHaveLength(1);
 
-    await callApi(system.stack.gateway.url, org, 'DELETE', 'deleteFlow', { id: flow.id });
+    await org.api.send('DELETE', 'deleteFlow', { id: flow.id });
     expect(await respond(await kim.turn('Yes please', 'yes'))).toBeNull();
     expect(await kim.session()).toMatchObject({ status: 'ended', end_reason: 'flow_gone' });
   });

@@ -7,18 +7,18 @@ import {
   type AddFlowRequestInput,
 } from '@switchboard/contracts';
 import {
-  startMessagingSystem,
-  type MessagingSystem,
+  startCampaignsSystem,
+  type CampaignsSystem,
   type Organization,
-} from '../support/system-harness';
-import { callApi, orderFlow } from '../support/flow-fixtures';
+} from '../support/campaigns-harness';
+import { orderFlow } from '../support/flow-fixtures';
 
 jest.setTimeout(90_000);
 
-let system: MessagingSystem;
+let system: CampaignsSystem;
 
 beforeAll(async () => {
-  system = await startMessagingSystem('flowsapi', { campaignsEnv: {} });
+  system = await startCampaignsSystem('flowsapi');
 });
 
 afterAll(async () => {
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 const call = (org: Organization, method: string, operation: string, body = {}) =>
-  callApi(system.stack.gateway.url, org, method, operation, body);
+  org.api.send(method, operation, body);
 
 async function added(org: Organization, flow: AddFlowRequestInput) {
   const answer = await call(org, 'POST', 'addFlow', flow);

@@ -10,20 +10,20 @@ import {
   SendCampaignResponseSchema,
 } from '@switchboard/contracts';
 import {
-  startMessagingSystem,
+  startCampaignsSystem,
   uniquePhone,
   waitFor,
-  type MessagingSystem,
-} from '../support/system-harness';
+  type CampaignsSystem,
+} from '../support/campaigns-harness';
 
 jest.setTimeout(60_000);
 
-let system: MessagingSystem;
+let system: CampaignsSystem;
 let amqp: ChannelModel;
 const commands: unknown[] = [];
 
 beforeAll(async () => {
-  system = await startMessagingSystem('campcontract', { campaignsEnv: {} });
+  system = await startCampaignsSystem('campcontract');
   amqp = await connect(system.amqpUrl);
   const tap = await amqp.createChannel();
   const { queue } = await tap.assertQueue('', { exclusive: true });
@@ -46,7 +46,11 @@ afterAll(async () => {
 test('when campaigns hands messages to messaging and publishes its events, then each parses with its contract schema', async () => {
   const org = await system.newOrganization('standard', 'Contract Campaigns Co');
   for (let i = 0; i < 3; i++) {
-    await org.api.post('makeContact', { name: `C${i}`, phone: uniquePhone(), email: `c${i}@x.io` });
+    system.contacts.add(org.company_id, {
+      name: `C${i}`,
+      phone: uniquePhone(),
+      email: `c${i}@x.io`,
+    });
   }
   const created = await org.api.post('createCampaign', {
     name: 'Contract',

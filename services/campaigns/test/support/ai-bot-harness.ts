@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
-import { ContactResponseSchema, type Contact, type OrgContext } from '@switchboard/contracts';
+import { ContactSchema, type Contact, type MessageView } from '@switchboard/contracts';
 import { createLogger } from '@switchboard/service-kit';
-import { type MessageReceived, type MessagingSystem, type Organization } from './system-harness';
+import type { CampaignsSystem, Organization } from './campaigns-harness';
 import { assembleAiBot, type AiBot } from '../../src/assemble-ai-bot';
 import type { InboundTurn } from '../../src/domain/automation/responder';
 import { createServiceClients } from '../../src/outbound/service-clients';
@@ -17,11 +17,11 @@ export interface LogLine {
 
 /**
  * The AI bot of the running campaigns service as the answer pipeline gets it: assembled from the
- * service's own config and database and a client of the real messaging service, with its log
- * lines kept for the test to read.
+ * service's own config and database and a client of messaging (the stub), with its log lines
+ * kept for the test to read.
  */
-export async function aiBotOf(system: MessagingSystem): Promise<{ bot: AiBot; logs: LogLine[] }> {
-  const campaigns = system.campaigns!;
+export async function aiBotOf(system: CampaignsSystem): Promise<{ bot: AiBot; logs: LogLine[] }> {
+  const { campaigns } = system;
   const logs: LogLine[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -52,50 +52,60 @@ export async function aiBotOf(system: MessagingSystem): Promise<{ bot: AiBot; lo
   };
 }
 
-/** An end user's message injected at the simulator; resolves with its `message_received`. */
-export const contactWrites = (
-  system: MessagingSystem,
+/** A message a contact wrote, as messaging holds it and `message_received` names it. */
+export interface Written {
+  contact_id: number;
+  message: MessageView;
+}
+
+/**
+ * An end user writes to the organization: the contact (made when new, as messaging resolves it
+ * at contacts) and the message in its conversation at messaging, where the bot reads history.
+ */
+export function contactWrites(
+  system: CampaignsSystem,
   org: Organization,
   from: string,
   text: string,
-): Promise<MessageReceived> =>
-  system.customerWrites(org, { from, profile_name: 'Ada Customer', text }, 15_000);
-
-export function orgContextOf(org: Organization): OrgContext {
-  const { organization } = org.created;
+): Written {
+  const known = system.contacts.contacts.find(
+    (contact) => contact.company_id === org.company_id && contact.phone === from,
+  );
+  const contact =
+    known ?? system.contacts.add(org.company_id, { phone: from, name: 'Ada Customer' });
   return {
-    company_id: organization.company_id,
-    plan: organization.plan,
-    plan_started_at: new Date(organization.plan_started_at),
+    contact_id: contact.id,
+    message: system.messaging.record(org.company_id, contact, 'inbound', text),
   };
 }
 
-export async function contactOf(org: Organization, contact_id: number): Promise<Contact> {
-  const answer = await org.api.get('getSingleContact', { contact_id });
-  return ContactResponseSchema.parse(answer.body).contact;
+/** The contact as contacts holds it now. */
+export function contactOf(system: CampaignsSystem, contact_id: number): Contact {
+  return ContactSchema.parse(system.contacts.contacts.find((known) => known.id === contact_id));
 }
 
 /** The turn automation builds from a `message_received`. */
-export async function turnOf(org: Organization, received: MessageReceived): Promise<InboundTurn> {
+export function turnOf(system: CampaignsSystem, org: Organization, written: Written): InboundTurn {
   return {
-    organization: orgContextOf(org),
-    contact: await contactOf(org, received.data.contact_id),
+    organization: org.organization,
+    contact: contactOf(system, written.contact_id),
     message: {
-      message_id: received.data.message_id,
-      message_wamid: received.data.message_wamid,
-      type: received.data.message_type,
-      text: received.data.message,
+      message_id: written.message.message_id,
+      message_wamid: written.message.message_wamid!,
+      type: written.message.type,
+      text: written.message.message,
     },
     first_message: false,
-    received_at: new Date(received.timestamp),
+    received_at: new Date(written.message.created_at),
   };
 }
 
-export async function switchAiBotForContact(
-  org: Organization,
+/** Switches the bot on or off for one contact, as contacts' updateAIBot stores it. */
+export function switchAiBotForContact(
+  system: CampaignsSystem,
   contact_id: number,
   enabled: boolean,
-): Promise<void> {
-  const answer = await org.api.post('updateAIBot', { id: contact_id, enabled });
-  if (answer.status !== 200) throw new Error(`updateAIBot answered ${answer.status}`);
+): void {
+  const contact = system.contacts.contacts.find((known) => known.id === contact_id)!;
+  contact.ai_bot_enabled = enabled;
 }

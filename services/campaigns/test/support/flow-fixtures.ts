@@ -1,22 +1,4 @@
 import type { AddFlowRequestInput } from '@switchboard/contracts';
-import { jsonBody, type LooseJson } from '../../../../test/support/test-infra';
-import type { Organization } from './system-harness';
-
-/** Any method on `/api/svc/<operation>` through the gateway, the token in the JSON body. */
-export async function callApi(
-  gatewayUrl: string,
-  org: Organization,
-  method: string,
-  operation: string,
-  body: Record<string, unknown> = {},
-): Promise<{ status: number; body: LooseJson; headers: Headers }> {
-  const response = await fetch(`${gatewayUrl}/api/svc/${operation}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...body, token: org.api.token }),
-  });
-  return { status: response.status, body: await jsonBody(response), headers: response.headers };
-}
 
 /**
  * Three message steps with buttons: order? → which size? (saved in custom.size) → confirm

@@ -193,11 +193,11 @@ export interface MessagingSystem {
 }
 
 /**
- * Every service a campaign's message passes through, in-process behind the gateway: messaging,
- * contacts, inbound, campaigns and webhooks when asked, and the provider simulator (the outside
- * world), on a database prefix and a vhost of their own. Campaigns' tests still run on it; they
- * are to start campaigns alone with its neighbours as contract stubs, as the other services'
- * tests do (docs/architecture.md, "How tests are shaped").
+ * Every service a message passes through, in-process behind the gateway: messaging, contacts,
+ * inbound, campaigns and webhooks when asked, and the provider simulator (the outside world), on
+ * a database prefix and a vhost of their own. Campaigns' own tests start campaigns alone
+ * (campaigns-harness.ts); three of messaging's tests still run on this one and are to start
+ * messaging alone as its other tests do (docs/architecture.md, "How component tests are shaped").
  */
 export async function startMessagingSystem(
   label: string,

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import {
   CreateTokenResponseSchema,
   ErrorResponseSchema,
+  GATEWAY_INTERNAL_PATHS,
+  INTERNAL_SECRET_HEADER,
+  OrganizationResponseSchema,
   UpdateChannelResponseSchema,
   InternalUsageQuerySchema,
   InternalUsageResponseSchema,
@@ -118,6 +121,24 @@ const newOrganization = (plan: 'free' | 'standard' | 'premium' = 'free') =>
   stack.createOrganization(plan);
 
 describe('gateway organizations and tokens', () => {
+  test('when another service asks for an organization, then the answer parses, and the route is closed without the internal secret', async () => {
+    const { organization } = await newOrganization('premium');
+    const url = `${gatewayUrl()}${GATEWAY_INTERNAL_PATHS.organization(organization.company_id)}`;
+    const secret = { [INTERNAL_SECRET_HEADER]: stack.internalSecret };
+    const answer = await fetch(url, { headers: secret });
+    expect(answer.status).toBe(200);
+    expect(OrganizationResponseSchema.parse(await answer.json()).organization).toMatchObject({
+      company_id: organization.company_id,
+      plan: 'premium',
+    });
+    expect((await fetch(url)).status).toBe(403);
+    const unknown = await fetch(
+      `${gatewayUrl()}${GATEWAY_INTERNAL_PATHS.organization(99_999_999)}`,
+      { headers: secret },
+    );
+    expect(unknown.status).toBe(404);
+  });
+
   test('when an organization is created, then only the hash of its token is stored', async () => {
     const { token, token_id } = await newOrganization();
     const db = stack.gateway.db;

@@ -210,6 +210,18 @@ describe('inbound webhook (the published inbound webhook)', () => {
       return event?.published_at ? event : undefined;
     });
     expect(stored).toMatchObject({ state: 'accepted', raw_body: body, pending: [] });
+
+    // The copy of the channel inbound keeps to verify without messaging holds its secrets sealed.
+    const copies = await inbound.db.collection('channel_copies').find().toArray();
+    expect(copies.length).toBeGreaterThan(0);
+    const everything = JSON.stringify(copies);
+    for (const [name, value] of Object.entries({
+      inbound_token: token(),
+      app_secret: org.channel.app_secret,
+      verify_token: org.channel.verify_token,
+    })) {
+      expect({ name, found: everything.includes(value) }).toEqual({ name, found: false });
+    }
   });
 
   test('when a signed webhook comes chunked, without a stated length, then it is stored and published as any other', async () => {

@@ -7,7 +7,9 @@ import {
   MessageStatusResponseSchema,
   MessagesResponseSchema,
   SendMessageResponseSchema,
+  WebhookEnvelopeSchema,
   buildOpenApiDocument,
+  toWebhookEnvelope,
   operationsServedBy,
   type EventName,
 } from '@switchboard/contracts';
@@ -118,6 +120,19 @@ describe('messaging responses and events match packages/contracts', () => {
       EVENT_PAYLOAD_SCHEMAS[event.event].parse(event.data);
       expect(event.company_id).toBe((event.data as { company_id: number }).company_id);
     }
+    expect(system.invalidEvents).toEqual([]);
+  });
+
+  test('when an end user taps a button, then message_received carries the button id beside data and the webhook payload stays as the spec has it', async () => {
+    const event = await system.customerWrites(org, {
+      from: uniquePhone(),
+      button_reply: { id: 'yes_please', title: 'Yes please' },
+    });
+    expect(BrokerEventSchema.parse(event)).toMatchObject({ reply_id: 'yes_please' });
+    expect(event.data.message).toBe('Yes please');
+    const envelope = toWebhookEnvelope(event);
+    expect(Object.keys(envelope).sort()).toEqual(['data', 'event', 'timestamp']);
+    WebhookEnvelopeSchema.parse(envelope);
     expect(system.invalidEvents).toEqual([]);
   });
 
