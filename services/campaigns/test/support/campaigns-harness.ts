@@ -65,6 +65,7 @@ import {
 } from '../../../../test/support/test-infra';
 import { campaignsConfigSchema, type CampaignsConfig } from '../../src/config';
 import { startService as startCampaigns, type StartOptions } from '../../src/start-service';
+export { sleep, uniquePhone, waitFor } from '../../../../test/support/polling';
 
 /** An organization as campaigns meets it: the headers the gateway forwards, and its calls. */
 export interface Organization {
@@ -817,25 +818,4 @@ export async function startCampaignsSystem(
       );
     },
   };
-}
-
-let phoneSeq = Math.floor(Math.random() * 1_000_000);
-/** A valid phone number that no other call of this test run uses. */
-export const uniquePhone = () => `39348${String(phoneSeq++).padStart(7, '0')}`;
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls until `probe` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
