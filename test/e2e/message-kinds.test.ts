@@ -4,8 +4,7 @@ import {
   MessagesResponseSchema,
   SendMessageResponseSchema,
 } from '@switchboard/contracts';
-import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
-import { jsonBody } from '../support/test-infra';
+import { callSimulator, startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
 
 // Every message kind a business sends beyond text and buttons, a reply and a reaction, and a
 // read receipt with typing: each process on its own, through the gateway, against the simulator.
@@ -22,17 +21,7 @@ afterAll(async () => {
   await e2e?.stop();
 });
 
-async function sim(path: string, body?: unknown) {
-  const response = await fetch(`${e2e.simulator}/sim${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    ...(body !== undefined && {
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-  });
-  expect(response.status).toBe(200);
-  return jsonBody(response);
-}
+const sim = (path: string, body?: unknown) => callSimulator(e2e.simulator, path, body);
 
 describe('the other message kinds and read receipts, end to end through the gateway', () => {
   test('when a business sends a list, location, contacts, sticker, audio, a reply and a reaction and marks a message read, then the provider receives each and getMessages shows them', async () => {

@@ -3,7 +3,7 @@ import {
   ConversationsResponseSchema,
   SendMessageResponseSchema,
 } from '@switchboard/contracts';
-import { startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
+import { callSimulator, startE2eSystem, until, type E2eSystem } from '../support/e2e-system';
 import { jsonBody } from '../support/test-infra';
 
 // An organization with two numbers, each process on its own, through the gateway, against the
@@ -21,17 +21,7 @@ afterAll(async () => {
   await e2e?.stop();
 });
 
-async function sim(path: string, body?: unknown) {
-  const response = await fetch(`${e2e.simulator}/sim${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    ...(body !== undefined && {
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }),
-  });
-  expect(response.status).toBe(200);
-  return jsonBody(response);
-}
+const sim = (path: string, body?: unknown) => callSimulator(e2e.simulator, path, body);
 
 test('when an admin adds a second number, then sends from it go out on it, its statuses and its customers’ messages reach the same organization, and the API names the number', async () => {
   const org = await e2e.createOrganization('Two Numbers Co');

@@ -162,3 +162,25 @@ export async function until<T>(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Calls the provider simulator's control API (`/sim…`): a GET without a body, a POST with one.
+ * Anything but 200 fails the test, with what the simulator said.
+ */
+export async function callSimulator(
+  simulator: string,
+  path: string,
+  body?: unknown,
+): Promise<LooseJson> {
+  const response = await fetch(`${simulator}/sim${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    ...(body !== undefined && {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  });
+  if (response.status !== 200) {
+    throw new Error(`simulator ${path} answered ${response.status}: ${await response.text()}`);
+  }
+  return jsonBody(response);
+}
