@@ -1,6 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import {
-  Alert,
   Badge,
   Button,
   Group,
@@ -26,7 +25,7 @@ import {
   type FlowView,
   type FlowsResponse,
 } from '@switchboard/contracts';
-import { api, errorText } from '../api';
+import { api } from '../api';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
 import { FlowEditor } from '../FlowEditor';
@@ -119,11 +118,7 @@ function AutomatedReplies() {
             </Button>
           </Group>
         </form>
-        {(add.isError || change.isError) && (
-          <Alert color="red" role="alert">
-            {errorText(add.error ?? change.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={add.error ?? change.error} />
         <ErrorAlert error={replies.error} />
         {replies.data?.replies.length === 0 && (
           <Text c="dimmed" size="sm">

@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import {
-  Alert,
   Badge,
   Button,
   Group,
@@ -29,7 +28,7 @@ import {
   type TemplateView,
   type TemplatesResponse,
 } from '@switchboard/contracts';
-import { api, errorText } from '../api';
+import { api } from '../api';
 import { formatTime } from '../format';
 import { useFallbackPoll } from '../live';
 import { ListTable } from '../ListTable';
@@ -365,11 +364,7 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
               </Stack>
             </SimpleGrid>
           )}
-          {create.isError && (
-            <Alert color="red" role="alert" title="The campaign was not created">
-              {errorText(create.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={create.error} title="The campaign was not created" />
           <Group>
             <Button type="submit" loading={create.isPending}>
               {type !== 'regular'

@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import {
-  Alert,
   Badge,
   Button,
   FileButton,
@@ -25,7 +24,7 @@ import {
   type TemplatesResponse,
   type UploadTemplateMediaResponse,
 } from '@switchboard/contracts';
-import { api, errorText, request } from '../api';
+import { api, request } from '../api';
 import { ListTable } from '../ListTable';
 import { placeholderCount } from '../template-text';
 import { ErrorAlert } from '../ErrorAlert';
@@ -266,11 +265,7 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
             onChange={(event) => setFooter(event.currentTarget.value)}
           />
           <TemplateButtons buttons={buttons} onChange={setButtons} />
-          {create.isError && (
-            <Alert color="red" role="alert" title="The template was not created">
-              {errorText(create.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={create.error} title="The template was not created" />
           <Group>
             <Button type="submit" loading={create.isPending} disabled={isMedia(header) && !handle}>
               Submit for review
