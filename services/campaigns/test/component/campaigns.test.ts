@@ -222,12 +222,19 @@ describe('a regular campaign, from start to completion', () => {
       return current.status === 'completed' ? current : undefined;
     }, 30_000);
     expect(await campaignOf(org, campaign.id)).toMatchObject({ sent: 20, delivered: 0, read: 0 });
-    const sentStatuses = system.events.filter(
-      (event): event is Extract<BrokerEvent, { event: 'message_status_updated' }> =>
-        event.event === 'message_status_updated' &&
-        event.campaign_id === campaign.id &&
-        event.data.status === 'sent',
-    );
+    const sentOfCampaign = () =>
+      system.events.filter(
+        (event): event is Extract<BrokerEvent, { event: 'message_status_updated' }> =>
+          event.event === 'message_status_updated' &&
+          event.campaign_id === campaign.id &&
+          event.data.status === 'sent',
+      );
+    // The harness records events as the broker hands them over, which can trail the campaign's
+    // own count of them.
+    const sentStatuses = await waitFor(() => {
+      const found = sentOfCampaign();
+      return found.length >= phones.length ? found : undefined;
+    });
     expect(sentStatuses).toHaveLength(phones.length);
 
     // Every recipient's delivered and read, twice each; half of them read before delivered.
