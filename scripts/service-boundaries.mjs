@@ -87,19 +87,6 @@ const otherServicesOf = (service) => {
   };
 };
 
-/**
- * Test files that still import other services or their test support, to be reshaped like the
- * others; the list is exact (a unit test checks each still does) and only shrinks.
- */
-export const TESTS_NOT_YET_ALONE = [
-  // Every service a message passes through, in-process; campaigns' tests no longer use it (they
-  // run on campaigns-harness.ts), messaging's three tests below still do.
-  'services/campaigns/test/support/system-harness.ts',
-  'services/messaging/test/component/channel-credentials.test.ts',
-  'services/messaging/test/component/inbox.test.ts',
-  'services/messaging/test/contract/spec-wire.contract.test.ts',
-];
-
 export const serviceBoundaries = [
   { files: ['services/*/src/**/*.ts'], rules: restrict([otherServices]) },
   ...Object.entries(RULES).map(([folder, patterns]) => ({
@@ -120,7 +107,6 @@ export const serviceBoundaries = [
   ),
   ...SERVICES.map((service) => ({
     files: [`services/${service}/test/**/*.ts`],
-    ignores: TESTS_NOT_YET_ALONE,
     rules: restrict([otherServicesOf(service)]),
   })),
   {

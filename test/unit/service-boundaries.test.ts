@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // The import rules of docs/architecture.md ("Where things go"), run by the project's own ESLint
@@ -66,6 +65,10 @@ const FORBIDDEN: Array<[file: string, from: string]> = [
   // A service's tests start that service alone.
   ['services/contacts/test/component/example.test.ts', '../../../gateway/src/start-service'],
   ['services/campaigns/test/component/example.test.ts', '../../../messaging/test/support/harness'],
+  [
+    'services/messaging/test/component/example.test.ts',
+    '../../../campaigns/test/support/campaigns-harness',
+  ],
   ['services/gateway/test/support/example.ts', '../../../messaging/src/config'],
   ['test/support/example.ts', '../../services/messaging/src/start-service'],
 ];
@@ -120,39 +123,4 @@ describe('service rooms and the imports between them', () => {
       expect(allowed[index]).toEqual([]);
     },
   );
-});
-
-describe('test files not yet starting their service alone', () => {
-  const SERVICES = ['gateway', 'messaging', 'contacts', 'campaigns', 'webhooks', 'inbound'];
-  let listed: string[];
-
-  beforeAll(() => {
-    const output = execFileSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { TESTS_NOT_YET_ALONE } from './scripts/service-boundaries.mjs';
-         process.stdout.write(JSON.stringify(TESTS_NOT_YET_ALONE));`,
-      ],
-      { cwd: root, encoding: 'utf8' },
-    );
-    listed = JSON.parse(output) as string[];
-  });
-
-  // The list is exact: a file reshaped to start its service alone leaves it, so the rule
-  // covers it from then on.
-  test('when a file is listed, then it still imports another service or its test support', () => {
-    for (const file of listed) {
-      const service = file.split('/')[1]!;
-      const others = SERVICES.filter((name) => name !== service).join('|');
-      const specifiers = [
-        ...readFileSync(path.join(root, file), 'utf8').matchAll(/from '([^']+)'/g),
-      ];
-      const crossing = specifiers.some(([, from]) =>
-        new RegExp(`(^|/)(${others})/(src|test)(/|$)`).test(from!),
-      );
-      expect({ file, crossing }).toEqual({ file, crossing: true });
-    }
-  });
 });

@@ -48,10 +48,11 @@ export function apiClient(
   owners: { messaging: string; contacts: string },
   internalSecret: string,
   organization: ReturnType<typeof actingOrganization>,
+  user?: ConsoleUser,
 ) {
   const clients = {
-    messaging: forwardedClient(owners.messaging, internalSecret, organization),
-    contacts: forwardedClient(owners.contacts, internalSecret, organization),
+    messaging: forwardedClient(owners.messaging, internalSecret, organization, user),
+    contacts: forwardedClient(owners.contacts, internalSecret, organization, user),
   };
   const route = (name: string) => {
     const operation = [...API_OPERATIONS.values()].find(
@@ -99,6 +100,12 @@ export function apiClient(
 }
 export type ApiClient = ReturnType<typeof apiClient>;
 
+/** A user signed in to the console, as the gateway names them to a service it forwards to. */
+export interface ConsoleUser {
+  user_id: number;
+  role: 'owner' | 'admin' | 'agent';
+}
+
 export interface Organization {
   /** What the admin saw when the organization was made: its channel, shown once. */
   created: {
@@ -107,13 +114,20 @@ export interface Organization {
   };
   company_id: number;
   api: ApiClient;
+  /**
+   * The organization's calls as one of its users makes them from the console: the gateway has
+   * signed them in and checked their role, and forwards who they are with each call.
+   */
+  asUser(user: ConsoleUser): ApiClient;
 }
 
 export type MessageReceived = Extract<BrokerEvent, { event: 'message_received' }>;
 
 export interface MessagingSystem {
-  /** Messaging, the one service running. */
+  /** Messaging, the one service running (a test that starts it again puts the new one here). */
   stack: { messaging: RunningService<MessagingConfig> };
+  /** Stops messaging and starts it again on its port, with its variables and `env` over them. */
+  restartMessaging(env?: Partial<MessagingConfig>): Promise<void>;
   /** The public base URL messaging puts in the links it hands out (the gateway's, in production). */
   publicUrl: string;
   simulator: Simulator;
@@ -224,6 +238,7 @@ export async function startMessagingSystem(
     }),
   );
   messagingUrl = running.url;
+  const stack = { messaging: running };
 
   const events: BrokerEvent[] = [];
   const invalidEvents: unknown[] = [];
@@ -250,7 +265,12 @@ export async function startMessagingSystem(
   };
 
   return {
-    stack: { messaging: running },
+    stack,
+    async restartMessaging(env = {}) {
+      const { config, port } = stack.messaging;
+      await stack.messaging.stop();
+      stack.messaging = await startMessaging({ ...config, PORT: port, ...env });
+    },
     publicUrl: inbound.url,
     simulator,
     simulatorUrl,
@@ -270,6 +290,7 @@ export async function startMessagingSystem(
         throw new Error(`provisioning a channel failed: ${JSON.stringify(provisioned.body)}`);
       }
       const { channel } = ProvisionChannelResponseSchema.parse(provisioned.body);
+      const owners = { messaging: running.url, contacts: contacts.url };
       return {
         created: {
           organization: {
@@ -280,11 +301,8 @@ export async function startMessagingSystem(
           channel,
         },
         company_id: organization.company_id,
-        api: apiClient(
-          { messaging: running.url, contacts: contacts.url },
-          internalSecret,
-          organization,
-        ),
+        api: apiClient(owners, internalSecret, organization),
+        asUser: (user) => apiClient(owners, internalSecret, organization, user),
       };
     },
     async customerWrites(org, input, timeoutMs = 10_000) {
@@ -309,7 +327,8 @@ export async function startMessagingSystem(
     stop: () =>
       stopInOrder(
         () => amqp.close(),
-        () => running.stop(),
+        // The messaging running now: a test may have started it again.
+        () => stack.messaging.stop(),
         () => inbound.stop(),
         () => simulator.stop(),
         () => contacts.stop(),
