@@ -165,7 +165,7 @@ export async function until<T>(
 
 /**
  * Calls the provider simulator's control API (`/sim…`): a GET without a body, a POST with one.
- * Anything but 200 fails the test, with what the simulator said.
+ * An answer other than 2xx (a fault is created with 201) fails the test, with what it said.
  */
 export async function callSimulator(
   simulator: string,
@@ -179,7 +179,7 @@ export async function callSimulator(
       body: JSON.stringify(body),
     }),
   });
-  if (response.status !== 200) {
+  if (!response.ok) {
     throw new Error(`simulator ${path} answered ${response.status}: ${await response.text()}`);
   }
   return jsonBody(response);
