@@ -120,19 +120,27 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
     return attempt();
   }
 
+  /** A name is a field path of the counter: only characters that cannot make another path. */
+  function named(kind: 'holds' | 'reservations', name: string): string {
+    if (!/^[A-Za-z0-9:_-]{1,200}$/.test(name)) {
+      throw new Error(`${options.collection}: ${name} is no hold or reservation name`);
+    }
+    return `${kind}.${name}`;
+  }
+
   const holdFilter = (name: string, limit: number | null): Filter => ({
-    [`holds.${name}`]: { $exists: false },
+    [named('holds', name)]: { $exists: false },
     ...below(limit, 1),
   });
   const holdUpdate = (name: string, now: Date): Update => ({
     $inc: { [field]: 1 },
-    $set: { [`holds.${name}`]: now.getTime() },
+    $set: { [named('holds', name)]: now.getTime() },
   });
 
   /** One held place, alone: also makes the counter; asked again under its name, it stands. */
   async function holdAlone(at: CounterKey, limit: number | null, name: string, now: Date) {
     if (await takeWith(at, holdFilter(name, limit), holdUpdate(name, now))) return true;
-    return exists({ _id: idOf(at), [`holds.${name}`]: { $exists: true } });
+    return exists({ _id: idOf(at), [named('holds', name)]: { $exists: true } });
   }
 
   /**
@@ -164,7 +172,7 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
                     updateOne: {
                       filter: { _id },
                       update: {
-                        $unset: Object.fromEntries(settled.map((n) => [`holds.${n}`, ''])),
+                        $unset: Object.fromEntries(settled.map((n) => [named('holds', n), ''])),
                       },
                     },
                   },
@@ -226,22 +234,22 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
      */
     async reserve(at: CounterKey, limit: number | null, name: string, count = 1): Promise<boolean> {
       if (limit !== null && count > limit) return false;
-      const named = `reservations.${name}`;
-      const filter = { ...below(limit, count), [named]: { $exists: false } };
-      const update = { $inc: { [field]: count }, $set: { [named]: count } };
+      const reserved = named('reservations', name);
+      const filter = { ...below(limit, count), [reserved]: { $exists: false } };
+      const update = { $inc: { [field]: count }, $set: { [reserved]: count } };
       if (await takeWith(at, filter, update)) return true;
-      return exists({ _id: idOf(at), [named]: count });
+      return exists({ _id: idOf(at), [reserved]: count });
     },
 
     /** Gives a reservation back whole, once: how many places went back (0 when not held). */
     async release(at: CounterKey, name: string): Promise<number> {
       const _id = idOf(at);
-      const named = `reservations.${name}`;
+      const reserved = named('reservations', name);
       const count = (await counters.findOne({ _id }))?.reservations?.[name];
       if (!count) return 0;
       const result = await counters.updateOne(
-        { _id, [named]: count, [field]: { $gte: count } },
-        stamped({ $inc: { [field]: -count }, $unset: { [named]: '' } }),
+        { _id, [reserved]: count, [field]: { $gte: count } },
+        stamped({ $inc: { [field]: -count }, $unset: { [reserved]: '' } }),
       );
       return result.modifiedCount === 1 ? count : 0;
     },
@@ -252,6 +260,7 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
      * fit). Asked again under the same name, the place stands and nothing more is taken.
      */
     async hold(at: CounterKey, limit: number | null, name: string, now = new Date()) {
+      named('holds', name); // a bad name fails its caller, not the batch it would join
       if (await batches.add({ kind: 'hold', at, limit, name, now })) return true;
       return holdAlone(at, limit, name, now);
     },
@@ -262,8 +271,8 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
      */
     async moveHold(at: CounterKey, from: string, to: string, now = new Date()): Promise<boolean> {
       const result = await counters.updateOne(
-        { _id: idOf(at), [`holds.${from}`]: { $exists: true } },
-        { $unset: { [`holds.${from}`]: '' }, $set: { [`holds.${to}`]: now.getTime() } },
+        { _id: idOf(at), [named('holds', from)]: { $exists: true } },
+        { $unset: { [named('holds', from)]: '' }, $set: { [named('holds', to)]: now.getTime() } },
       );
       return result.matchedCount === 1;
     },
@@ -272,13 +281,14 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
      * The hold's holder is stored and holds the place from now on: only the name goes, in the
      * next batched write. A name a failure leaves is dropped by the recovery job instead.
      */
-    settle(at: CounterKey, name: string): Promise<void> {
-      return batches.add({ kind: 'settle', at, name }).then(() => undefined);
+    async settle(at: CounterKey, name: string): Promise<void> {
+      named('holds', name);
+      await batches.add({ kind: 'settle', at, name });
     },
 
     /** Gives a held place back, once; false when it is not held (settled or given back). */
     async giveBackHold(at: CounterKey, name: string): Promise<boolean> {
-      const held = `holds.${name}`;
+      const held = named('holds', name);
       const result = await counters.updateOne(
         { _id: idOf(at), [held]: { $exists: true }, [field]: { $gte: 1 } },
         stamped({ $inc: { [field]: -1 }, $unset: { [held]: '' } }),

@@ -242,4 +242,13 @@ describe('createQuotaCounter, one counter per owner and month', () => {
       { at: { owner: 10, month: MONTH }, name: 'message:2', heldAt: old },
     ]);
   });
+
+  test('when a name could make another field path, then the call is refused and nothing is taken', async () => {
+    const quota = monthly();
+    const at = { owner: 11, month: MONTH };
+
+    await expect(quota.hold(at, null, 'a.b')).rejects.toThrow('no hold or reservation name');
+    await expect(quota.reserve(at, null, '$set', 2)).rejects.toThrow('no hold or reservation name');
+    expect(await quota.usage(at)).toBe(0);
+  });
 });

@@ -1,7 +1,7 @@
 import { createQuotaCounter } from '@switchboard/service-kit';
 import mongoose, { Schema, type Connection } from 'mongoose';
 
-/** How many contacts an organization holds: one document per organization (ARCHITECTURE §5). */
+/** How many contacts an organization holds: one document per organization. */
 export interface ContactQuota {
   _id: number;
   count: number;
