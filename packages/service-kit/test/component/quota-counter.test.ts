@@ -80,6 +80,18 @@ describe('createQuotaCounter, one counter per owner', () => {
     expect(await seats.usage({ owner: 4 })).toBe(30);
   });
 
+  test('when places are held on counters without a month, then those a crash left are listed with their owner', async () => {
+    const seats = createQuotaCounter(db, { collection: 'held_seats' });
+    const old = new Date(Date.now() - 60_000);
+    await seats.hold({ owner: 7 }, 3, 'invite:1', old);
+    await seats.hold({ owner: 8 }, 3, 'invite:2');
+    await seats.take({ owner: 9 }, 3);
+
+    expect(await seats.heldBefore(new Date(Date.now() - 30_000))).toEqual([
+      { at: { owner: 7 }, name: 'invite:1', heldAt: old },
+    ]);
+  });
+
   test('when the counter keeps a stamp and its own field, then each take and give-back sets the stamp', async () => {
     const contacts = createQuotaCounter(db, {
       collection: 'quotas',
