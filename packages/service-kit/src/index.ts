@@ -20,7 +20,7 @@ export {
 export * from './outbox';
 export * from './leases';
 export * from './periodic-job';
-export * from './place-counter';
+export * from './quota-counter';
 export * from './reseal-job';
 export * from './secret-box';
 export * from './shard-keys';

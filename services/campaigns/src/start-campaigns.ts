@@ -11,7 +11,7 @@ import {
   type PeriodicJob,
 } from '@switchboard/service-kit';
 import type { CampaignsConfig } from './config';
-import { createCampaignQuotaStore } from './data-access/campaigns/campaign-quota-store';
+import { createCampaignQuota } from './data-access/campaigns/campaign-quota-store';
 import { createCampaignStore } from './data-access/campaigns/campaign-store';
 import { createRecipientStore } from './data-access/campaigns/recipient-store';
 import type { CampaignsDeps } from './domain/campaigns/dependencies';
@@ -56,7 +56,7 @@ export async function startCampaigns(deps: {
   const base = {
     campaigns,
     recipients,
-    quotas: createCampaignQuotaStore(db),
+    quotas: createCampaignQuota(db),
     clients: deps.clients,
     relay,
     nextCampaignId: () => nextId(db, 'campaigns'),

@@ -18,7 +18,7 @@ import { createIdempotencyStore } from './data-access/idempotency-store';
 import { createInboundMediaStore } from './data-access/inbound-media-store';
 import { createMessageStore } from './data-access/message-store';
 import { createNoticeStore } from './data-access/notice-store';
-import { createQuotaStore } from './data-access/quota-store';
+import { createMessageQuotaCounter } from './data-access/quota-store';
 import { createTemplateStore } from './data-access/template-store';
 import { createChannelDirectory } from './domain/channel-directory';
 import { createMessageQuota } from './domain/message-quota';
@@ -28,7 +28,6 @@ import { eventIdsIn } from './domain/message-events';
 import { createConsolePublisher } from './domain/inbox/console-events';
 import { createAccountStatusReader } from './domain/reading/account-status';
 import { createPacing } from './domain/sending/deliver-to-provider';
-import { createHoldSettler } from './domain/sending/hold-settler';
 import { createSender } from './domain/sending/send-message';
 import { syncTemplates, type TemplateDeps } from './domain/templates/manage-templates';
 import { consumeProviderEvents } from './entry-points/broker/provider-events-consumer';
@@ -81,6 +80,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       const notices = createNoticeStore(db);
       const templates = createTemplateStore(db);
       const inboundMedia = createInboundMediaStore(db);
+      const quotas = createMessageQuotaCounter(db);
       const [channelsResealed] = await Promise.all([
         channels.init(),
         messages.init(),
@@ -88,9 +88,9 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         conversations.init(),
         notices.init(),
         templates.init(),
+        quotas.init(),
       ]);
       reportReseal(logger, 'channels', channelsResealed);
-      const quotas = createQuotaStore(db);
       const idempotency = createIdempotencyStore(db);
 
       const register = config.PROVIDER_SIMULATOR_URL
@@ -153,13 +153,11 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         reseal: () => channels.reseal(),
         leases,
       });
-      const holdSettler = createHoldSettler(quotas, logger);
       const sender = createSender({
         nextMessageId,
         messages,
         conversations,
         quotas,
-        holdSettler,
         idempotency,
         templates,
         channels: directory,
@@ -301,7 +299,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
           await mediaFetcher?.stop();
           await mediaRetention?.stop();
           await relay.stop();
-          await holdSettler.drain();
+          await quotas.drain();
           await conversations.drain();
           await messages.drain();
           cloudApi.shutdown();

@@ -367,8 +367,10 @@ describe('a start interrupted by a crash', () => {
     const month = claimedAt.toISOString().slice(0, 7);
     const campaignsDb = system.campaigns.db;
     await campaignsDb
-      .collection<{ _id: string; count: number; starts: Record<string, true> }>('campaign_quotas')
-      .insertOne({ _id: `${org.company_id}:${month}`, count: 1, starts: { [attempt]: true } });
+      .collection<{ _id: string; count: number; reservations: Record<string, number> }>(
+        'campaign_quotas',
+      )
+      .insertOne({ _id: `${org.company_id}:${month}`, count: 1, reservations: { [attempt]: 1 } });
     await campaignsDb
       .collection<{ _id: string }>('campaigns')
       .updateOne(

@@ -128,7 +128,7 @@ describe('the recovery of an interrupted campaign start', () => {
     const campaignsDb = system.campaigns.db;
     await campaignsDb
       .collection<Doc>('campaign_quotas')
-      .insertOne({ _id: `${org.company_id}:${month}`, count: 1, starts: { [attempt]: true } });
+      .insertOne({ _id: `${org.company_id}:${month}`, count: 1, reservations: { [attempt]: 1 } });
 
     // The recovery runs while messaging is unreachable: it dies at its first give-back, after
     // its first write, as a process killed there would.

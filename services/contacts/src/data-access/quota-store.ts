@@ -1,7 +1,7 @@
-import { createPlaceCounter } from '@switchboard/service-kit';
+import { createQuotaCounter } from '@switchboard/service-kit';
 import mongoose, { Schema, type Connection } from 'mongoose';
 
-/** How many contacts an organization holds: one document per organization (ARCHITECTURE §5). */
+/** How many contacts an organization holds: one document per organization. */
 export interface ContactQuota {
   _id: number;
   count: number;
@@ -22,7 +22,7 @@ export function createQuotaStore(db: Connection) {
   const Quotas = db.model<ContactQuota>('ContactQuota', quotaSchema);
 
   // Places taken and given back stamp `changed_at`, which the recount job reads (`settled`).
-  const places = createPlaceCounter(db, {
+  const places = createQuotaCounter(db, {
     collection: 'contact_quotas',
     field: 'count',
     stampField: 'changed_at',
@@ -39,12 +39,12 @@ export function createQuotaStore(db: Connection) {
       limit: number | null,
       currentCount: () => Promise<number>,
     ): Promise<boolean> {
-      return places.take(company_id, limit, currentCount);
+      return places.take({ owner: company_id }, limit, { countHeld: currentCount });
     },
 
     /** Gives a place back (a deleted contact, or a create that did not happen). */
-    release(company_id: number): Promise<void> {
-      return places.giveBack(company_id);
+    async release(company_id: number): Promise<void> {
+      await places.giveBack({ owner: company_id });
     },
 
     /** Counters no place was taken from or given back to since `before`. */
@@ -73,7 +73,7 @@ export function createQuotaStore(db: Connection) {
     },
 
     used(company_id: number): Promise<number> {
-      return places.taken(company_id);
+      return places.usage({ owner: company_id });
     },
   };
 }

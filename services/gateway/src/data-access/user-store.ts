@@ -1,6 +1,6 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
 import type { UserRole } from '@switchboard/contracts';
-import { createPlaceCounter, nextId } from '@switchboard/service-kit';
+import { createQuotaCounter, nextId } from '@switchboard/service-kit';
 
 export interface User {
   user_id: number;
@@ -63,7 +63,7 @@ export function createUserStore(db: Connection) {
   const Invitations = db.model('Invitation', invitationSchema);
   // How many users an organization holds, against the plan's agents limit; an organization
   // older than users has no counter until its first add, which counts the users it holds.
-  const seats = createPlaceCounter(db, { collection: 'agent_seats', field: 'used' });
+  const seats = createQuotaCounter(db, { collection: 'agent_seats' });
 
   return {
     async init(): Promise<void> {
@@ -79,16 +79,18 @@ export function createUserStore(db: Connection) {
      * still counted). False, having changed nothing, when the organization is at its limit.
      */
     reserveSeat(company_id: number, limit: number | null): Promise<boolean> {
-      return seats.take(company_id, limit, () => Users.countDocuments({ company_id }));
+      return seats.take({ owner: company_id }, limit, {
+        countHeld: () => Users.countDocuments({ company_id }),
+      });
     },
 
     /** Gives a seat back: a deleted user, or an add that did not happen. */
-    releaseSeat(company_id: number): Promise<void> {
-      return seats.giveBack(company_id);
+    async releaseSeat(company_id: number): Promise<void> {
+      await seats.giveBack({ owner: company_id });
     },
 
     seatsUsed(company_id: number): Promise<number> {
-      return seats.taken(company_id);
+      return seats.usage({ owner: company_id });
     },
 
     /** Throws a duplicate-key error when the email is taken. */
@@ -159,7 +161,7 @@ export function createUserStore(db: Connection) {
     async deleteOrganizationUsers(company_id: number): Promise<void> {
       await Users.deleteMany({ company_id });
       await Invitations.deleteMany({ company_id });
-      await seats.remove(company_id);
+      await seats.remove({ owner: company_id });
     },
   };
 }

@@ -6,8 +6,7 @@ import {
   type ReleaseMessageQuotaRequest,
   type ReserveMessageQuotaRequest,
 } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
-import type { QuotaStore } from '../data-access/quota-store';
+import { AppError, type QuotaCounter } from '@switchboard/service-kit';
 
 /** The monthly message quota as other services use it: all or nothing, never past the plan. */
 export interface MessageQuota {
@@ -34,35 +33,32 @@ function exceeded(request: PlanOf, now: Date): AppError {
 const limitOf = (request: PlanOf, now: Date) =>
   limitFor(request.plan, 'messagesPerMonth', new Date(request.plan_started_at), now);
 
-export function createMessageQuota(quotas: QuotaStore): MessageQuota {
+export function createMessageQuota(quotas: QuotaCounter): MessageQuota {
   return {
     async reserve(request, now = new Date()) {
       const month = monthKey(now);
-      const reserved = await quotas.reserve(
-        request.company_id,
-        month,
-        limitOf(request, now),
-        request.count,
-        request.reservation_id,
-      );
+      const at = { owner: request.company_id, month };
+      const limit = limitOf(request, now);
+      const reserved = request.reservation_id
+        ? await quotas.reserve(at, limit, request.reservation_id, request.count)
+        : await quotas.take(at, limit, { count: request.count });
       if (!reserved) throw exceeded(request, now);
       return month;
     },
     async hold(request, now = new Date()) {
-      const month = await quotas.hold(
-        request.company_id,
-        monthKey(now),
-        limitOf(request, now),
-        request.hold_id,
-        now,
-      );
-      if (!month) throw exceeded(request, now);
+      const month = monthKey(now);
+      const at = { owner: request.company_id, month };
+      if (!(await quotas.hold(at, limitOf(request, now), request.hold_id, now))) {
+        throw exceeded(request, now);
+      }
       return month;
     },
-    release: (request) =>
-      request.reservation_id
-        ? quotas.releaseReservation(request.company_id, request.month, request.reservation_id)
-        : quotas.release(request.company_id, request.month, request.count!),
-    used: (company_id, month) => quotas.used(company_id, month),
+    release: (request) => {
+      const at = { owner: request.company_id, month: request.month };
+      return request.reservation_id
+        ? quotas.release(at, request.reservation_id)
+        : quotas.giveBack(at, request.count!);
+    },
+    used: (company_id, month) => quotas.usage({ owner: company_id, month }),
   };
 }

@@ -171,6 +171,32 @@ describe('the monthly message quota (the published error messages and plan limit
     expect(calls.reduce((sum, n) => sum + n, 0)).toBe(6);
   });
 
+  test('when sends are stored, then their places stay counted and the names they were held under go without the recovery job', async () => {
+    const free = await system.newOrganization('free', 'Settled Co');
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        free.api.post('sendMessageToPhoneNumber', { phone: uniquePhone(), message: `held ${i}` }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+
+    // The recovery job only looks at holds two send leases old (two minutes here): names gone
+    // sooner were dropped by the sends themselves, in the quota's writes.
+    const quota = await waitFor(
+      async () => {
+        const found = await messagingDb()
+          .collection<{ _id: string; used: number; holds?: Record<string, number> }>(
+            'message_quotas',
+          )
+          .findOne({ _id: quotaId(free.company_id) });
+        return found && Object.keys(found.holds ?? {}).length === 0 ? found : undefined;
+      },
+      20_000,
+      'the hold names dropped',
+    );
+    expect(quota.used).toBe(8);
+  });
+
   test('when the contact quota is full, then a send to a new number is refused and its message place given back', async () => {
     const free = await system.newOrganization('free', 'Many Contacts Co');
     system.contacts.fillContactQuota(free.company_id);

@@ -6,5 +6,5 @@ export function campaignsStarted(
   company_id: number,
   month: string,
 ): Promise<number> {
-  return deps.quotas.used(company_id, month);
+  return deps.quotas.usage({ owner: company_id, month });
 }

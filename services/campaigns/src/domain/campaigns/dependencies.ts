@@ -1,5 +1,4 @@
-import type { EventRelay, Logger } from '@switchboard/service-kit';
-import type { CampaignQuotaStore } from '../../data-access/campaigns/campaign-quota-store';
+import type { EventRelay, Logger, QuotaCounter } from '@switchboard/service-kit';
 import type { CampaignStore } from '../../data-access/campaigns/campaign-store';
 import type { RecipientStore } from '../../data-access/campaigns/recipient-store';
 import type { ServiceClients } from '../../outbound/service-clients';
@@ -7,7 +6,8 @@ import type { ServiceClients } from '../../outbound/service-clients';
 export interface CampaignsDeps {
   campaigns: CampaignStore;
   recipients: RecipientStore;
-  quotas: CampaignQuotaStore;
+  /** Campaigns started per organization and month. */
+  quotas: QuotaCounter;
   clients: ServiceClients;
   relay: EventRelay;
   nextCampaignId(): Promise<number>;

@@ -68,7 +68,8 @@ export async function startCampaign(
       organization.plan_started_at,
       now,
     );
-    if (!(await deps.quotas.reserve(campaign.company_id, month, limit, attempt))) {
+    const at = { owner: campaign.company_id, month };
+    if (!(await deps.quotas.reserve(at, limit, attempt))) {
       throw new AppError(
         'quota_exceeded',
         quotaExceededMessage(
@@ -124,7 +125,7 @@ async function giveBackStart(
   for (const messagesMonth of new Set([month, monthKey()])) {
     await deps.clients.releaseReservation(company_id, messagesMonth, attempt);
   }
-  await deps.quotas.release(company_id, month, attempt);
+  await deps.quotas.release({ owner: company_id, month }, attempt);
 }
 
 /**

@@ -53,7 +53,7 @@ export async function recordOutcome(
       if (elsewhere) return elsewhere;
     }
     if (message.quota_month) {
-      await deps.quotas.release(message.company_id, message.quota_month);
+      await deps.quotas.giveBack({ owner: message.company_id, month: message.quota_month });
     }
     deps.logger.info({ message_id: message.id, error }, 'provider refused a message');
     return failureAnswer(message.id, outcome.failure);

@@ -1,12 +1,12 @@
 import { monthKey } from '@switchboard/contracts';
-import type { Logger } from '@switchboard/service-kit';
+import type { Logger, QuotaCounter } from '@switchboard/service-kit';
 import type { MessageStore } from '../../data-access/message-store';
-import { messageIdOfHold, type QuotaStore } from '../../data-access/quota-store';
+import { messageIdOfHold } from '../../data-access/quota-store';
 import type { Sender } from './send-message';
 
 export interface RecoveryDeps {
   messages: Pick<MessageStore, 'findById' | 'interrupted'>;
-  quotas: Pick<QuotaStore, 'holdsBefore' | 'settleHold' | 'giveBackHold'>;
+  quotas: Pick<QuotaCounter, 'heldBefore' | 'settle' | 'giveBackHold'>;
   sender: Pick<Sender, 'failInterrupted'>;
   /** The send lease: a live send stores its message within one, and answers within one more. */
   leaseMs: number;
@@ -38,16 +38,16 @@ function previousMonth(now: Date): string {
 export async function recoverInterruptedSends(deps: RecoveryDeps, now = new Date()): Promise<void> {
   const before = new Date(now.getTime() - 2 * deps.leaseMs);
   for (const month of [monthKey(now), previousMonth(now)]) {
-    for (const held of await deps.quotas.holdsBefore(month, before)) {
+    for (const held of await deps.quotas.heldBefore(before, month)) {
       const messageId = messageIdOfHold(held.name);
       const stored = messageId !== undefined && (await deps.messages.findById(messageId));
       if (stored) {
-        await deps.quotas.settleHold(held.company_id, held.month, held.name);
+        await deps.quotas.settle(held.at, held.name);
         continue;
       }
-      if (await deps.quotas.giveBackHold(held.company_id, held.month, held.name)) {
+      if (await deps.quotas.giveBackHold(held.at, held.name)) {
         deps.logger.warn(
-          { company_id: held.company_id, hold: held.name, held_at: held.heldAt },
+          { company_id: held.at.owner, hold: held.name, held_at: held.heldAt },
           'a quota place held for a message never handed over was given back',
         );
       }

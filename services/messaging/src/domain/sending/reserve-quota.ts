@@ -1,6 +1,6 @@
 import { limitFor, monthKey, quotaExceededMessage } from '@switchboard/contracts';
-import { AppError } from '@switchboard/service-kit';
-import { messageHold, type QuotaStore } from '../../data-access/quota-store';
+import { AppError, type QuotaCounter } from '@switchboard/service-kit';
+import { messageHold } from '../../data-access/quota-store';
 import type { SendRequest } from './send-types';
 
 /** A message's place in its organization's monthly quota, and the hold name it is kept under. */
@@ -13,22 +13,28 @@ export interface QuotaPlace {
 /**
  * The message's quota place: the producer's, or held under the message's own hold name until
  * the message is stored, so that a process dying before that leaves a place the recovery job
- * can name and give back. A full quota refuses the send.
+ * can name and give back. A producer's hold is moved to the message's name in one write, so
+ * the producer's can never be given back once the message has it. A full quota refuses the send.
  */
 export async function reserveQuota(
-  quotas: Pick<QuotaStore, 'hold' | 'holdWithOthers'>,
+  quotas: Pick<QuotaCounter, 'hold' | 'moveHold'>,
   id: number,
   request: Pick<SendRequest, 'organization' | 'reservedMonth' | 'producerHold'>,
   now: Date,
 ): Promise<QuotaPlace> {
   if (request.reservedMonth) return { month: request.reservedMonth };
   const { company_id, plan, plan_started_at } = request.organization;
-  const limit = limitFor(plan, 'messagesPerMonth', plan_started_at, now);
   const hold = messageHold(id);
-  const month = request.producerHold
-    ? await quotas.hold(company_id, monthKey(now), limit, hold, now, request.producerHold)
-    : await quotas.holdWithOthers(company_id, monthKey(now), limit, hold, now);
-  if (!month) {
+  const producer = request.producerHold;
+  if (
+    producer &&
+    (await quotas.moveHold({ owner: company_id, month: producer.month }, producer.name, hold, now))
+  ) {
+    return { month: producer.month, hold };
+  }
+  const month = monthKey(now);
+  const limit = limitFor(plan, 'messagesPerMonth', plan_started_at, now);
+  if (!(await quotas.hold({ owner: company_id, month }, limit, hold, now))) {
     throw new AppError(
       'quota_exceeded',
       quotaExceededMessage(plan, 'messagesPerMonth', plan_started_at, now),
@@ -39,10 +45,10 @@ export async function reserveQuota(
 
 /** Gives a place back when its send stops before the message is stored. */
 export async function giveBackQuota(
-  quotas: Pick<QuotaStore, 'giveBackHold' | 'release'>,
+  quotas: Pick<QuotaCounter, 'giveBackHold' | 'giveBack'>,
   company_id: number,
   { month, hold }: QuotaPlace,
 ): Promise<void> {
-  if (hold) await quotas.giveBackHold(company_id, month, hold);
-  else await quotas.release(company_id, month);
+  if (hold) await quotas.giveBackHold({ owner: company_id, month }, hold);
+  else await quotas.giveBack({ owner: company_id, month });
 }

@@ -47,9 +47,15 @@ export function createSender(sendingDeps: SendingDeps) {
     const prepared = await prepareSend(deps, id, request, now);
     const message = pendingMessage(id, request, prepared, deps.leaseMs, now);
     await deps.messages.insertPending(message);
-    // The stored message holds the place now: the name can go, with other sends' names.
+    // The stored message holds the place now: the name can go, in the quota's next write. Not
+    // awaited: a failure only leaves the name for the recovery job, which finds the message.
     const { month, hold } = prepared.place;
-    if (hold) deps.holdSettler.settle(request.organization.company_id, month, hold);
+    if (hold) {
+      const company_id = request.organization.company_id;
+      deps.quotas.settle({ owner: company_id, month }, hold).catch((error: unknown) => {
+        deps.logger.warn({ err: error, company_id, hold }, 'quota hold left for the recovery job');
+      });
+    }
     const answer = await deliverStoredMessage(
       deps,
       message,

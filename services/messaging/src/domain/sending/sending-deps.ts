@@ -1,8 +1,7 @@
-import type { EventRelay, Logger } from '@switchboard/service-kit';
+import type { EventRelay, Logger, QuotaCounter } from '@switchboard/service-kit';
 import type { ConversationStore } from '../../data-access/conversation-store';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
 import type { MessageStore } from '../../data-access/message-store';
-import type { QuotaStore } from '../../data-access/quota-store';
 import type { TemplateStore } from '../../data-access/template-store';
 import type { CloudApi } from '../../outbound/cloud-api';
 import type { ContactsClient } from '../../outbound/contacts-client';
@@ -10,16 +9,14 @@ import type { ChannelDirectory } from '../channel-directory';
 import type { KeyedLock } from '../keyed-lock';
 import type { EventIds } from '../message-events';
 import type { Pacing, RetryPolicy } from './deliver-to-provider';
-import type { HoldSettler } from './hold-settler';
 
 /** What the sender works with; each step of a send takes the part it needs. */
 export interface SendingDeps {
   nextMessageId(): Promise<number>;
   messages: MessageStore;
   conversations: ConversationStore;
-  quotas: QuotaStore;
-  /** Drops the names of holds whose messages are stored, several per write. */
-  holdSettler: Pick<HoldSettler, 'settle'>;
+  /** The monthly message quota. */
+  quotas: QuotaCounter;
   idempotency: IdempotencyStore;
   templates: Pick<TemplateStore, 'find'>;
   channels: ChannelDirectory;
