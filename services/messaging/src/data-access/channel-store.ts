@@ -1,5 +1,5 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
-import type { ResealOutcome, SecretBox } from '@switchboard/service-kit';
+import { isDuplicateKeyError, type ResealOutcome, type SecretBox } from '@switchboard/service-kit';
 import { CHANNEL_CREDENTIALS, resealChannels } from './reseal-channels';
 
 /** An organization's provider account: where to send and how to verify what comes back. */
@@ -140,7 +140,7 @@ export function createChannelStore(db: Connection, box: SecretBox) {
         await this.insertNew(channel);
         return channel;
       } catch (error) {
-        if ((error as { code?: number }).code !== 11000) throw error;
+        if (!isDuplicateKeyError(error)) throw error;
         const existing = (await this.listByCompany(channel.company_id)).find(
           (one) => one.slot === channel.slot,
         );
