@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import {
   Badge,
   Button,
@@ -28,6 +28,7 @@ import {
 import { api } from '../api';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { Section, submitting } from '../Section';
 import { FlowEditor } from '../FlowEditor';
 
 function AutomatedReplies() {
@@ -63,118 +64,109 @@ function AutomatedReplies() {
         : api.op.post('updateAutomatedReply', { id: reply.id, active: !reply.active }),
     onSettled: refresh,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    add.mutate();
-  };
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="automated-replies">
-      <Stack>
-        <Title order={2} size="h4" id="automated-replies">
-          Automated replies
-        </Title>
-        <form onSubmit={submit}>
-          <Group align="flex-end">
+    <Section id="automated-replies" title="Automated replies">
+      <form onSubmit={submitting(() => add.mutate())}>
+        <Group align="flex-end">
+          <TextInput
+            label="Reply name"
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+          />
+          <Select
+            label="When"
+            data={AUTOMATED_REPLY_KINDS.map((value) => ({
+              value,
+              label:
+                value === 'exact'
+                  ? 'Message is exactly'
+                  : value === 'contains'
+                    ? 'Message contains'
+                    : 'First message (welcome)',
+            }))}
+            value={kind}
+            allowDeselect={false}
+            onChange={(value) => setKind(value ?? 'contains')}
+          />
+          {kind !== 'welcome' && (
             <TextInput
-              label="Reply name"
+              label="Keywords"
+              description="Separated by commas"
               required
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
+              value={triggers}
+              onChange={(event) => setTriggers(event.currentTarget.value)}
             />
-            <Select
-              label="When"
-              data={AUTOMATED_REPLY_KINDS.map((value) => ({
-                value,
-                label:
-                  value === 'exact'
-                    ? 'Message is exactly'
-                    : value === 'contains'
-                      ? 'Message contains'
-                      : 'First message (welcome)',
-              }))}
-              value={kind}
-              allowDeselect={false}
-              onChange={(value) => setKind(value ?? 'contains')}
-            />
-            {kind !== 'welcome' && (
-              <TextInput
-                label="Keywords"
-                description="Separated by commas"
-                required
-                value={triggers}
-                onChange={(event) => setTriggers(event.currentTarget.value)}
-              />
-            )}
-            <TextInput
-              label="Reply text"
-              description="{{name}} is the contact's name"
-              required
-              value={message}
-              onChange={(event) => setMessage(event.currentTarget.value)}
-              miw={260}
-            />
-            <Button type="submit" loading={add.isPending}>
-              Add reply
-            </Button>
-          </Group>
-        </form>
-        <ErrorAlert error={add.error ?? change.error} />
-        <ErrorAlert error={replies.error} />
-        {replies.data?.replies.length === 0 && (
-          <Text c="dimmed" size="sm">
-            No automated replies yet.
-          </Text>
-        )}
-        {replies.data && replies.data.replies.length > 0 && (
-          <ListTable
-            label="Automated replies"
-            headings={['Name', 'When', 'Reply', 'Sent', 'State', 'Actions']}
-          >
-            {replies.data.replies.map((reply) => (
-              <Table.Tr key={reply.id}>
-                <Table.Td>{reply.name}</Table.Td>
-                <Table.Td>
-                  {reply.kind === 'welcome'
-                    ? 'first message'
-                    : `${reply.kind}: ${reply.triggers.join(', ')}`}
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" lineClamp={2}>
-                    {reply.message}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{reply.used}</Table.Td>
-                <Table.Td>
-                  <Badge color={reply.active ? 'teal.9' : 'gray.7'}>
-                    {reply.active ? 'active' : 'off'}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>
-                  <Group gap={4} wrap="nowrap">
-                    <Button
-                      size="xs"
-                      variant="default"
-                      aria-label={`${reply.active ? 'Turn off' : 'Turn on'} ${reply.name}`}
-                      onClick={() => change.mutate({ reply })}
-                    >
-                      {reply.active ? 'Turn off' : 'Turn on'}
-                    </Button>
-                    <Button
-                      size="xs"
-                      variant="default"
-                      aria-label={`Delete ${reply.name}`}
-                      onClick={() => change.mutate({ reply, remove: true })}
-                    >
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </ListTable>
-        )}
-      </Stack>
-    </Paper>
+          )}
+          <TextInput
+            label="Reply text"
+            description="{{name}} is the contact's name"
+            required
+            value={message}
+            onChange={(event) => setMessage(event.currentTarget.value)}
+            miw={260}
+          />
+          <Button type="submit" loading={add.isPending}>
+            Add reply
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={add.error ?? change.error} />
+      <ErrorAlert error={replies.error} />
+      {replies.data?.replies.length === 0 && (
+        <Text c="dimmed" size="sm">
+          No automated replies yet.
+        </Text>
+      )}
+      {replies.data && replies.data.replies.length > 0 && (
+        <ListTable
+          label="Automated replies"
+          headings={['Name', 'When', 'Reply', 'Sent', 'State', 'Actions']}
+        >
+          {replies.data.replies.map((reply) => (
+            <Table.Tr key={reply.id}>
+              <Table.Td>{reply.name}</Table.Td>
+              <Table.Td>
+                {reply.kind === 'welcome'
+                  ? 'first message'
+                  : `${reply.kind}: ${reply.triggers.join(', ')}`}
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm" lineClamp={2}>
+                  {reply.message}
+                </Text>
+              </Table.Td>
+              <Table.Td>{reply.used}</Table.Td>
+              <Table.Td>
+                <Badge color={reply.active ? 'teal.9' : 'gray.7'}>
+                  {reply.active ? 'active' : 'off'}
+                </Badge>
+              </Table.Td>
+              <Table.Td>
+                <Group gap={4} wrap="nowrap">
+                  <Button
+                    size="xs"
+                    variant="default"
+                    aria-label={`${reply.active ? 'Turn off' : 'Turn on'} ${reply.name}`}
+                    onClick={() => change.mutate({ reply })}
+                  >
+                    {reply.active ? 'Turn off' : 'Turn on'}
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    aria-label={`Delete ${reply.name}`}
+                    onClick={() => change.mutate({ reply, remove: true })}
+                  >
+                    Delete
+                  </Button>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </ListTable>
+      )}
+    </Section>
   );
 }
 
@@ -361,67 +353,56 @@ function AIBot() {
       queryClient.setQueryData(['ai-bot'], answer);
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate();
-  };
   const current = settings.data?.settings;
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="ai-bot">
-      <form onSubmit={submit}>
-        <Stack>
-          <Title order={2} size="h4" id="ai-bot">
-            AI bot
-          </Title>
-          <Switch
-            label="Answer customers with the AI bot (each contact can still be switched off)"
-            checked={enabled}
-            onChange={(event) => setEnabled(event.currentTarget.checked)}
-          />
-          <Group grow align="flex-start">
-            <TextInput
-              label="Endpoint"
-              description="An OpenAI-compatible chat completions URL"
-              value={endpoint}
-              onChange={(event) => setEndpoint(event.currentTarget.value)}
-            />
-            <TextInput
-              label="Model"
-              value={model}
-              onChange={(event) => setModel(event.currentTarget.value)}
-            />
-          </Group>
-          <PasswordInput
-            label="API key"
-            description={
-              current?.has_key
-                ? `A key ending in ${current.api_key_last_four ?? '…'} is stored; type a new one to replace it`
-                : 'Stored sealed, never shown again'
-            }
-            value={apiKey}
-            onChange={(event) => setApiKey(event.currentTarget.value)}
-          />
-          <Textarea
-            label="Instructions (system prompt)"
-            autosize
-            minRows={3}
-            value={prompt}
-            onChange={(event) => setPrompt(event.currentTarget.value)}
-          />
-          <ErrorAlert error={save.error} />
-          {save.isSuccess && (
-            <Text size="sm" role="status">
-              Saved.
-            </Text>
-          )}
-          <Group>
-            <Button type="submit" loading={save.isPending}>
-              Save AI bot settings
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+    <Section id="ai-bot" title="AI bot" onSubmit={() => save.mutate()}>
+      <Switch
+        label="Answer customers with the AI bot (each contact can still be switched off)"
+        checked={enabled}
+        onChange={(event) => setEnabled(event.currentTarget.checked)}
+      />
+      <Group grow align="flex-start">
+        <TextInput
+          label="Endpoint"
+          description="An OpenAI-compatible chat completions URL"
+          value={endpoint}
+          onChange={(event) => setEndpoint(event.currentTarget.value)}
+        />
+        <TextInput
+          label="Model"
+          value={model}
+          onChange={(event) => setModel(event.currentTarget.value)}
+        />
+      </Group>
+      <PasswordInput
+        label="API key"
+        description={
+          current?.has_key
+            ? `A key ending in ${current.api_key_last_four ?? '…'} is stored; type a new one to replace it`
+            : 'Stored sealed, never shown again'
+        }
+        value={apiKey}
+        onChange={(event) => setApiKey(event.currentTarget.value)}
+      />
+      <Textarea
+        label="Instructions (system prompt)"
+        autosize
+        minRows={3}
+        value={prompt}
+        onChange={(event) => setPrompt(event.currentTarget.value)}
+      />
+      <ErrorAlert error={save.error} />
+      {save.isSuccess && (
+        <Text size="sm" role="status">
+          Saved.
+        </Text>
+      )}
+      <Group>
+        <Button type="submit" loading={save.isPending}>
+          Save AI bot settings
+        </Button>
+      </Group>
+    </Section>
   );
 }
 

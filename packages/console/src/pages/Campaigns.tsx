@@ -1,10 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import {
   Badge,
   Button,
   Group,
   MultiSelect,
-  Paper,
   Progress,
   SegmentedControl,
   Select,
@@ -33,6 +32,7 @@ import { formatTime } from '../format';
 import { useFallbackPoll } from '../live';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { Section } from '../Section';
 import { SourcePicker } from '../VariableSource';
 import { placeholderCount, templateBody } from '../template-text';
 
@@ -208,177 +208,164 @@ function CreateCampaign({ onCreated }: { onCreated: () => void }) {
       onCreated();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="new-campaign">
-      <form onSubmit={submit}>
-        <Stack>
-          <Title order={2} size="h4" id="new-campaign">
-            New campaign
-          </Title>
-          <TextInput
-            label="Campaign name"
-            required
-            value={name}
-            onChange={(event) => setName(event.currentTarget.value)}
-          />
-          <Stack gap={4}>
+    <Section id="new-campaign" title="New campaign" onSubmit={() => create.mutate()}>
+      <TextInput
+        label="Campaign name"
+        required
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+      />
+      <Stack gap={4}>
+        <SegmentedControl
+          aria-label="Campaign type"
+          data={CAMPAIGN_KINDS}
+          value={type}
+          onChange={(value) => setType(value as CampaignType)}
+        />
+        <Text size="xs" c="dimmed">
+          {KIND_HINTS[type]}
+        </Text>
+      </Stack>
+      {type === 'bot' && (
+        <TextInput
+          label="Trigger keywords"
+          description="Separated by commas"
+          required
+          value={keywords}
+          onChange={(event) => setKeywords(event.currentTarget.value)}
+        />
+      )}
+      <SegmentedControl
+        aria-label="Message"
+        data={[
+          { value: 'text', label: 'Text message' },
+          { value: 'template', label: 'Template' },
+        ]}
+        value={kind}
+        onChange={(value) => setKind(value === 'template' ? 'template' : 'text')}
+      />
+      {kind === 'text' ? (
+        <Textarea
+          label="Message text"
+          description="{{1}}, {{2}}… are filled per contact from the variables below."
+          required
+          autosize
+          minRows={2}
+          value={text}
+          onChange={(event) => setText(event.currentTarget.value)}
+        />
+      ) : (
+        <Select
+          label="Approved template"
+          placeholder={templates.data?.templates.length === 0 ? 'No approved templates' : 'Choose'}
+          data={(templates.data?.templates ?? []).map((t) => ({
+            value: String(t.id),
+            label: `${t.template_name} (${t.template_language})`,
+          }))}
+          value={templateId}
+          onChange={setTemplateId}
+        />
+      )}
+      {kind === 'template' && template && (
+        <Text size="sm" c="dimmed">
+          {templateBody(template)}
+        </Text>
+      )}
+      {slots.mediaHeader && (
+        <TextInput
+          label={`Header ${slots.mediaHeader} link`}
+          description={`The ${slots.mediaHeader} every recipient gets, at an https address`}
+          required
+          type="url"
+          value={mediaLink}
+          onChange={(event) => setMediaLink(event.currentTarget.value)}
+        />
+      )}
+      {slots.headerVariable && (
+        <SourcePicker
+          label="Header {{1}}"
+          value={headerSource}
+          onChange={setHeaderSource}
+          withData={type === 'api'}
+        />
+      )}
+      <VariableMapping
+        count={count}
+        values={variables}
+        onChange={setVariables}
+        withData={type === 'api'}
+      />
+      {slots.urlButtons.map(({ index, text: buttonText }) => (
+        <SourcePicker
+          key={index}
+          label={`Button “${buttonText}” {{1}}`}
+          value={buttonSources[index] ?? 'contact.name'}
+          onChange={(value) => setButtonSources({ ...buttonSources, [index]: value })}
+          withData={type === 'api'}
+        />
+      ))}
+      {type === 'regular' && (
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <Stack gap="xs">
             <SegmentedControl
-              aria-label="Campaign type"
-              data={CAMPAIGN_KINDS}
-              value={type}
-              onChange={(value) => setType(value as CampaignType)}
+              aria-label="Audience"
+              data={[
+                { value: 'all', label: 'All contacts' },
+                { value: 'groups', label: 'Groups' },
+              ]}
+              value={audience}
+              onChange={(value) => setAudience(value === 'groups' ? 'groups' : 'all')}
             />
-            <Text size="xs" c="dimmed">
-              {KIND_HINTS[type]}
-            </Text>
+            {audience === 'groups' && (
+              <MultiSelect
+                label="Audience groups"
+                placeholder="Choose groups"
+                data={(groups.data?.groups ?? []).map((group) => ({
+                  value: String(group.id),
+                  label: group.name,
+                }))}
+                value={groupIds}
+                onChange={setGroupIds}
+              />
+            )}
           </Stack>
-          {type === 'bot' && (
-            <TextInput
-              label="Trigger keywords"
-              description="Separated by commas"
-              required
-              value={keywords}
-              onChange={(event) => setKeywords(event.currentTarget.value)}
+          <Stack gap="xs">
+            <SegmentedControl
+              aria-label="When"
+              data={[
+                { value: 'now', label: 'Send now' },
+                { value: 'later', label: 'Schedule' },
+                { value: 'draft', label: 'Keep as draft' },
+              ]}
+              value={when}
+              onChange={(value) => setWhen(value as 'now' | 'later' | 'draft')}
             />
-          )}
-          <SegmentedControl
-            aria-label="Message"
-            data={[
-              { value: 'text', label: 'Text message' },
-              { value: 'template', label: 'Template' },
-            ]}
-            value={kind}
-            onChange={(value) => setKind(value === 'template' ? 'template' : 'text')}
-          />
-          {kind === 'text' ? (
-            <Textarea
-              label="Message text"
-              description="{{1}}, {{2}}… are filled per contact from the variables below."
-              required
-              autosize
-              minRows={2}
-              value={text}
-              onChange={(event) => setText(event.currentTarget.value)}
-            />
-          ) : (
-            <Select
-              label="Approved template"
-              placeholder={
-                templates.data?.templates.length === 0 ? 'No approved templates' : 'Choose'
-              }
-              data={(templates.data?.templates ?? []).map((t) => ({
-                value: String(t.id),
-                label: `${t.template_name} (${t.template_language})`,
-              }))}
-              value={templateId}
-              onChange={setTemplateId}
-            />
-          )}
-          {kind === 'template' && template && (
-            <Text size="sm" c="dimmed">
-              {templateBody(template)}
-            </Text>
-          )}
-          {slots.mediaHeader && (
-            <TextInput
-              label={`Header ${slots.mediaHeader} link`}
-              description={`The ${slots.mediaHeader} every recipient gets, at an https address`}
-              required
-              type="url"
-              value={mediaLink}
-              onChange={(event) => setMediaLink(event.currentTarget.value)}
-            />
-          )}
-          {slots.headerVariable && (
-            <SourcePicker
-              label="Header {{1}}"
-              value={headerSource}
-              onChange={setHeaderSource}
-              withData={type === 'api'}
-            />
-          )}
-          <VariableMapping
-            count={count}
-            values={variables}
-            onChange={setVariables}
-            withData={type === 'api'}
-          />
-          {slots.urlButtons.map(({ index, text: buttonText }) => (
-            <SourcePicker
-              key={index}
-              label={`Button “${buttonText}” {{1}}`}
-              value={buttonSources[index] ?? 'contact.name'}
-              onChange={(value) => setButtonSources({ ...buttonSources, [index]: value })}
-              withData={type === 'api'}
-            />
-          ))}
-          {type === 'regular' && (
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <Stack gap="xs">
-                <SegmentedControl
-                  aria-label="Audience"
-                  data={[
-                    { value: 'all', label: 'All contacts' },
-                    { value: 'groups', label: 'Groups' },
-                  ]}
-                  value={audience}
-                  onChange={(value) => setAudience(value === 'groups' ? 'groups' : 'all')}
-                />
-                {audience === 'groups' && (
-                  <MultiSelect
-                    label="Audience groups"
-                    placeholder="Choose groups"
-                    data={(groups.data?.groups ?? []).map((group) => ({
-                      value: String(group.id),
-                      label: group.name,
-                    }))}
-                    value={groupIds}
-                    onChange={setGroupIds}
-                  />
-                )}
-              </Stack>
-              <Stack gap="xs">
-                <SegmentedControl
-                  aria-label="When"
-                  data={[
-                    { value: 'now', label: 'Send now' },
-                    { value: 'later', label: 'Schedule' },
-                    { value: 'draft', label: 'Keep as draft' },
-                  ]}
-                  value={when}
-                  onChange={(value) => setWhen(value as 'now' | 'later' | 'draft')}
-                />
-                {when === 'later' && (
-                  <TextInput
-                    type="datetime-local"
-                    label="Send at"
-                    required
-                    value={scheduledAt}
-                    onChange={(event) => setScheduledAt(event.currentTarget.value)}
-                  />
-                )}
-              </Stack>
-            </SimpleGrid>
-          )}
-          <ErrorAlert error={create.error} title="The campaign was not created" />
-          <Group>
-            <Button type="submit" loading={create.isPending}>
-              {type !== 'regular'
-                ? 'Create campaign'
-                : when === 'now'
-                  ? 'Create and send'
-                  : when === 'later'
-                    ? 'Schedule'
-                    : 'Save draft'}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+            {when === 'later' && (
+              <TextInput
+                type="datetime-local"
+                label="Send at"
+                required
+                value={scheduledAt}
+                onChange={(event) => setScheduledAt(event.currentTarget.value)}
+              />
+            )}
+          </Stack>
+        </SimpleGrid>
+      )}
+      <ErrorAlert error={create.error} title="The campaign was not created" />
+      <Group>
+        <Button type="submit" loading={create.isPending}>
+          {type !== 'regular'
+            ? 'Create campaign'
+            : when === 'now'
+              ? 'Create and send'
+              : when === 'later'
+                ? 'Schedule'
+                : 'Save draft'}
+        </Button>
+      </Group>
+    </Section>
   );
 }
 

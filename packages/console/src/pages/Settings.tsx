@@ -1,11 +1,10 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import {
   Alert,
   Badge,
   Button,
   Code,
   Group,
-  Paper,
   Progress,
   Select,
   SimpleGrid,
@@ -32,6 +31,7 @@ import { api } from '../api';
 import { formatTime } from '../format';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { Section, submitting } from '../Section';
 import { ShownOnce } from '../ShownOnce';
 
 type TokensAnswer = { tokens: ApiTokenView[]; meta: PageMeta };
@@ -64,83 +64,72 @@ function ApiTokens() {
     mutationFn: (token: ApiTokenView) => api.op.delete('deleteToken', { token_id: token.token_id }),
     onSettled: refresh,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="api-tokens">
-      <Stack>
-        <Title order={2} size="h4" id="api-tokens">
-          API tokens
-        </Title>
-        {created && (
-          <ShownOnce
-            title={`Token “${created.name}”`}
-            note="Copy it now: it is shown this once."
-            value={created.token}
-            copyLabel="Copy token"
-            testId="new-token"
-            onDone={() => setCreated(null)}
+    <Section id="api-tokens" title="API tokens">
+      {created && (
+        <ShownOnce
+          title={`Token “${created.name}”`}
+          note="Copy it now: it is shown this once."
+          value={created.token}
+          copyLabel="Copy token"
+          testId="new-token"
+          onDone={() => setCreated(null)}
+        />
+      )}
+      <form onSubmit={submitting(() => create.mutate())}>
+        <Group align="flex-end">
+          <TextInput
+            label="Token name"
+            placeholder="CRM sync"
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
           />
-        )}
-        <form onSubmit={submit}>
-          <Group align="flex-end">
-            <TextInput
-              label="Token name"
-              placeholder="CRM sync"
-              required
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-            />
-            <Button type="submit" loading={create.isPending}>
-              Create token
-            </Button>
-          </Group>
-        </form>
-        <ErrorAlert error={create.error ?? revoke.error} />
-        <ErrorAlert error={tokens.error} />
-        {tokens.data && tokens.data.tokens.length === 0 && (
-          <Text c="dimmed" size="sm">
-            No API tokens yet.
-          </Text>
-        )}
-        {tokens.data && tokens.data.tokens.length > 0 && (
-          <ListTable
-            label="API tokens"
-            headings={['Name', 'Token', 'Created', 'Last used', 'Actions']}
-          >
-            {tokens.data.tokens.map((token) => (
-              <Table.Tr key={token.token_id}>
-                <Table.Td>{token.name}</Table.Td>
-                <Table.Td>
-                  <Code>{token.masked_token}</Code>
-                </Table.Td>
-                <Table.Td>{formatTime(token.created_at)}</Table.Td>
-                <Table.Td>{formatTime(token.last_used_at)}</Table.Td>
-                <Table.Td>
-                  <Button
-                    size="xs"
-                    color="red"
-                    variant="default"
-                    aria-label={`Revoke ${token.name}`}
-                    onClick={() => {
-                      if (
-                        window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)
-                      ) {
-                        revoke.mutate(token);
-                      }
-                    }}
-                  >
-                    Revoke
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </ListTable>
-        )}
-      </Stack>
-    </Paper>
+          <Button type="submit" loading={create.isPending}>
+            Create token
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={create.error ?? revoke.error} />
+      <ErrorAlert error={tokens.error} />
+      {tokens.data && tokens.data.tokens.length === 0 && (
+        <Text c="dimmed" size="sm">
+          No API tokens yet.
+        </Text>
+      )}
+      {tokens.data && tokens.data.tokens.length > 0 && (
+        <ListTable
+          label="API tokens"
+          headings={['Name', 'Token', 'Created', 'Last used', 'Actions']}
+        >
+          {tokens.data.tokens.map((token) => (
+            <Table.Tr key={token.token_id}>
+              <Table.Td>{token.name}</Table.Td>
+              <Table.Td>
+                <Code>{token.masked_token}</Code>
+              </Table.Td>
+              <Table.Td>{formatTime(token.created_at)}</Table.Td>
+              <Table.Td>{formatTime(token.last_used_at)}</Table.Td>
+              <Table.Td>
+                <Button
+                  size="xs"
+                  color="red"
+                  variant="default"
+                  aria-label={`Revoke ${token.name}`}
+                  onClick={() => {
+                    if (window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)) {
+                      revoke.mutate(token);
+                    }
+                  }}
+                >
+                  Revoke
+                </Button>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </ListTable>
+      )}
+    </Section>
   );
 }
 
@@ -172,124 +161,111 @@ function Agents({ plan }: { plan: MeResponse['organization']['plan'] | undefined
       api.op.post('updateAgent', change),
     onSettled: refresh,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    add.mutate();
-  };
   const limit = plan ? PLAN_LIMITS[plan].agents : undefined;
   // The seats the limit counts: a deactivated user keeps theirs until deleted.
   const usage = useUsage();
   const seatsUsed = usage.data?.usage.agents.used ?? undefined;
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="agents">
-      <Stack>
-        <Title order={2} size="h4" id="agents">
-          Users and agents
-        </Title>
-        {plan && (
-          <Text size="sm" data-testid="agent-limit">
-            {limit === null
-              ? `Your ${plan} plan allows any number of users.`
-              : `Your ${plan} plan allows ${limit} ${limit === 1 ? 'user' : 'users'}, the owner included` +
-                (seatsUsed !== undefined ? `: ${seatsUsed} of ${limit} in use.` : '.')}
+    <Section id="agents" title="Users and agents">
+      {plan && (
+        <Text size="sm" data-testid="agent-limit">
+          {limit === null
+            ? `Your ${plan} plan allows any number of users.`
+            : `Your ${plan} plan allows ${limit} ${limit === 1 ? 'user' : 'users'}, the owner included` +
+              (seatsUsed !== undefined ? `: ${seatsUsed} of ${limit} in use.` : '.')}
+        </Text>
+      )}
+      {invited && (
+        <Alert color="teal" title={`${invited.agent.name} is invited`} role="status">
+          <Text size="sm">
+            Send them this link (valid until {formatTime(invited.invitation_expires_at)}):
           </Text>
-        )}
-        {invited && (
-          <Alert color="teal" title={`${invited.agent.name} is invited`} role="status">
-            <Text size="sm">
-              Send them this link (valid until {formatTime(invited.invitation_expires_at)}):
-            </Text>
-            <Code block>{invited.invitation_url}</Code>
-          </Alert>
-        )}
-        <form onSubmit={submit}>
-          <Group align="flex-end">
-            <TextInput
-              label="Name"
-              required
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-            />
-            <TextInput
-              label="Email"
-              type="email"
-              required
-              value={email}
-              onChange={(event) => setEmail(event.currentTarget.value)}
-            />
-            <Select
-              label="Role"
-              data={[
-                { value: 'agent', label: 'Agent' },
-                { value: 'admin', label: 'Admin' },
-              ]}
-              value={role}
-              onChange={(value) => setRole(value === 'admin' ? 'admin' : 'agent')}
-              allowDeselect={false}
-            />
-            <Button type="submit" loading={add.isPending}>
-              Add user
-            </Button>
-          </Group>
-        </form>
-        <ErrorAlert error={add.error} title="The user was not added" />
-        <ErrorAlert error={update.error} />
-        <ErrorAlert error={agents.error} />
-        {agents.data && (
-          <ListTable label="Users" headings={['Name', 'Email', 'Role', 'State', 'Actions']}>
-            {agents.data.agents.map((agent) => (
-              <Table.Tr key={agent.id}>
-                <Table.Td>{agent.name}</Table.Td>
-                <Table.Td>{agent.email}</Table.Td>
-                <Table.Td>
-                  {agent.role === 'owner' ? (
-                    'owner'
-                  ) : (
-                    <Select
-                      aria-label={`Role of ${agent.name}`}
-                      size="xs"
-                      w={110}
-                      data={['agent', 'admin']}
-                      value={agent.role}
-                      allowDeselect={false}
-                      onChange={(value) =>
-                        value && update.mutate({ agent_id: agent.id, role: value })
-                      }
-                    />
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <Badge
-                    color={
-                      !agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'
+          <Code block>{invited.invitation_url}</Code>
+        </Alert>
+      )}
+      <form onSubmit={submitting(() => add.mutate())}>
+        <Group align="flex-end">
+          <TextInput
+            label="Name"
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+          />
+          <TextInput
+            label="Email"
+            type="email"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.currentTarget.value)}
+          />
+          <Select
+            label="Role"
+            data={[
+              { value: 'agent', label: 'Agent' },
+              { value: 'admin', label: 'Admin' },
+            ]}
+            value={role}
+            onChange={(value) => setRole(value === 'admin' ? 'admin' : 'agent')}
+            allowDeselect={false}
+          />
+          <Button type="submit" loading={add.isPending}>
+            Add user
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={add.error} title="The user was not added" />
+      <ErrorAlert error={update.error} />
+      <ErrorAlert error={agents.error} />
+      {agents.data && (
+        <ListTable label="Users" headings={['Name', 'Email', 'Role', 'State', 'Actions']}>
+          {agents.data.agents.map((agent) => (
+            <Table.Tr key={agent.id}>
+              <Table.Td>{agent.name}</Table.Td>
+              <Table.Td>{agent.email}</Table.Td>
+              <Table.Td>
+                {agent.role === 'owner' ? (
+                  'owner'
+                ) : (
+                  <Select
+                    aria-label={`Role of ${agent.name}`}
+                    size="xs"
+                    w={110}
+                    data={['agent', 'admin']}
+                    value={agent.role}
+                    allowDeselect={false}
+                    onChange={(value) =>
+                      value && update.mutate({ agent_id: agent.id, role: value })
                     }
+                  />
+                )}
+              </Table.Td>
+              <Table.Td>
+                <Badge
+                  color={
+                    !agent.active ? 'gray.7' : agent.invitation_pending ? 'yellow.4' : 'teal.9'
+                  }
+                >
+                  {!agent.active ? 'deactivated' : agent.invitation_pending ? 'invited' : 'active'}
+                </Badge>
+              </Table.Td>
+              <Table.Td>
+                {agent.role !== 'owner' && (
+                  <Button
+                    size="xs"
+                    variant="default"
+                    color={agent.active ? 'red' : 'teal'}
+                    aria-label={`${agent.active ? 'Deactivate' : 'Reactivate'} ${agent.name}`}
+                    onClick={() => update.mutate({ agent_id: agent.id, active: !agent.active })}
                   >
-                    {!agent.active
-                      ? 'deactivated'
-                      : agent.invitation_pending
-                        ? 'invited'
-                        : 'active'}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>
-                  {agent.role !== 'owner' && (
-                    <Button
-                      size="xs"
-                      variant="default"
-                      color={agent.active ? 'red' : 'teal'}
-                      aria-label={`${agent.active ? 'Deactivate' : 'Reactivate'} ${agent.name}`}
-                      onClick={() => update.mutate({ agent_id: agent.id, active: !agent.active })}
-                    >
-                      {agent.active ? 'Deactivate' : 'Reactivate'}
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </ListTable>
-        )}
-      </Stack>
-    </Paper>
+                    {agent.active ? 'Deactivate' : 'Reactivate'}
+                  </Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </ListTable>
+      )}
+    </Section>
   );
 }
 
@@ -309,32 +285,27 @@ function AccountHealth() {
       ]
     : [];
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="account-health">
-      <Stack gap="xs">
-        <Title order={2} size="h4" id="account-health">
-          Account health
-        </Title>
-        {health.isPending && <Text size="sm">Asking the provider…</Text>}
-        <ErrorAlert error={health.error} />
-        {health.data?.error && (
-          <Alert color="red" role="alert" title="Disconnected">
-            {health.data.error}
-          </Alert>
-        )}
-        {rows.length > 0 && (
-          <Table aria-label="Account health">
-            <Table.Tbody>
-              {rows.map(([label, value]) => (
-                <Table.Tr key={label}>
-                  <Table.Th scope="row">{label}</Table.Th>
-                  <Table.Td>{value ?? 'unknown'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
-      </Stack>
-    </Paper>
+    <Section id="account-health" title="Account health" gap="xs">
+      {health.isPending && <Text size="sm">Asking the provider…</Text>}
+      <ErrorAlert error={health.error} />
+      {health.data?.error && (
+        <Alert color="red" role="alert" title="Disconnected">
+          {health.data.error}
+        </Alert>
+      )}
+      {rows.length > 0 && (
+        <Table aria-label="Account health">
+          <Table.Tbody>
+            {rows.map(([label, value]) => (
+              <Table.Tr key={label}>
+                <Table.Th scope="row">{label}</Table.Th>
+                <Table.Td>{value ?? 'unknown'}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Section>
   );
 }
 
@@ -366,34 +337,29 @@ function PlanUsage({ me }: { me: MeResponse['organization'] | undefined }) {
   if (!me) return null;
   const missing = usage.data?.unavailable ?? [];
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="plan-usage">
-      <Stack gap="sm">
-        <Title order={2} size="h4" id="plan-usage">
-          Plan: {me.plan}
-        </Title>
-        <Text size="sm" c="dimmed">
-          {me.name}, on the {me.plan} plan since {formatTime(me.plan_started_at)}.
-          {usage.data && ` Monthly quotas count ${usage.data.month} (UTC).`}
-        </Text>
-        {usage.isPending && <Text size="sm">Counting…</Text>}
-        <ErrorAlert error={usage.error} />
-        {missing.length > 0 && (
-          <Alert color="yellow" role="status" title="Some figures are unavailable">
-            {missing.map((quota) => QUOTA_LABELS[quota]).join(', ')} could not be counted just now.{' '}
-            <Button size="compact-xs" variant="default" onClick={() => void usage.refetch()}>
-              Try again
-            </Button>
-          </Alert>
-        )}
-        {usage.data && (
-          <SimpleGrid cols={{ base: 1, sm: 2 }} data-testid="plan-usage">
-            {USAGE_QUOTAS.map((quota) => (
-              <QuotaMeter key={quota} label={QUOTA_LABELS[quota]} quota={usage.data.usage[quota]} />
-            ))}
-          </SimpleGrid>
-        )}
-      </Stack>
-    </Paper>
+    <Section id="plan-usage" title={<>Plan: {me.plan}</>} gap="sm">
+      <Text size="sm" c="dimmed">
+        {me.name}, on the {me.plan} plan since {formatTime(me.plan_started_at)}.
+        {usage.data && ` Monthly quotas count ${usage.data.month} (UTC).`}
+      </Text>
+      {usage.isPending && <Text size="sm">Counting…</Text>}
+      <ErrorAlert error={usage.error} />
+      {missing.length > 0 && (
+        <Alert color="yellow" role="status" title="Some figures are unavailable">
+          {missing.map((quota) => QUOTA_LABELS[quota]).join(', ')} could not be counted just now.{' '}
+          <Button size="compact-xs" variant="default" onClick={() => void usage.refetch()}>
+            Try again
+          </Button>
+        </Alert>
+      )}
+      {usage.data && (
+        <SimpleGrid cols={{ base: 1, sm: 2 }} data-testid="plan-usage">
+          {USAGE_QUOTAS.map((quota) => (
+            <QuotaMeter key={quota} label={QUOTA_LABELS[quota]} quota={usage.data.usage[quota]} />
+          ))}
+        </SimpleGrid>
+      )}
+    </Section>
   );
 }
 

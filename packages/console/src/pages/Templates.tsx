@@ -1,10 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import {
   Badge,
   Button,
   FileButton,
   Group,
-  Paper,
   SegmentedControl,
   Select,
   SimpleGrid,
@@ -28,6 +27,7 @@ import { api, request } from '../api';
 import { ListTable } from '../ListTable';
 import { placeholderCount } from '../template-text';
 import { ErrorAlert } from '../ErrorAlert';
+import { Section } from '../Section';
 import { TemplateButtons, buttonsComponent, type DraftButton } from '../TemplateButtons';
 
 /** The provider reviews a new template; its status is read again until it is decided. */
@@ -144,136 +144,125 @@ function CreateTemplate({ onCreated }: { onCreated: () => void }) {
       onCreated();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="new-template">
-      <form onSubmit={submit}>
-        <Stack>
-          <Title order={2} size="h4" id="new-template">
-            New template
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 3 }}>
+    <Section id="new-template" title="New template" onSubmit={() => create.mutate()}>
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <TextInput
+          label="Template name"
+          description="Lowercase letters, digits and _"
+          required
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+        />
+        <TextInput
+          label="Language"
+          description="A code such as en_US"
+          required
+          value={language}
+          onChange={(event) => setLanguage(event.currentTarget.value)}
+        />
+        <Select
+          label="Category"
+          data={[...TEMPLATE_CATEGORIES]}
+          value={category}
+          allowDeselect={false}
+          onChange={(value) => setCategory(value ?? 'UTILITY')}
+        />
+      </SimpleGrid>
+      <Stack gap="xs">
+        <SegmentedControl
+          aria-label="Header"
+          data={[
+            { value: 'none', label: 'No header' },
+            { value: 'text', label: 'Text header' },
+            { value: 'image', label: 'Image header' },
+            { value: 'video', label: 'Video header' },
+            { value: 'document', label: 'Document header' },
+          ]}
+          value={header}
+          onChange={(value) => {
+            // A handle is for the format it was uploaded as.
+            setHandle(null);
+            upload.reset();
+            setHeader(value as HeaderKind);
+          }}
+        />
+        {header === 'text' && (
+          <TextInput
+            label="Header text"
+            required
+            value={headerText}
+            onChange={(event) => setHeaderText(event.currentTarget.value)}
+          />
+        )}
+        {headerHasVariable && (
+          <TextInput
+            label="Example of the header's {{1}}"
+            required
+            value={headerExample}
+            onChange={(event) => setHeaderExample(event.currentTarget.value)}
+          />
+        )}
+        {isMedia(header) && (
+          <Group>
+            <FileButton
+              onChange={(file) => file && upload.mutate(file)}
+              accept={MEDIA_HEADERS[header].accept}
+            >
+              {(props) => (
+                <Button {...props} variant="default" loading={upload.isPending}>
+                  Upload header {header}
+                </Button>
+              )}
+            </FileButton>
+            <Text size="sm" role="status">
+              {handle
+                ? `${header[0]!.toUpperCase()}${header.slice(1)} uploaded`
+                : `A sample ${header} for the review (${MEDIA_HEADERS[header].hint})`}
+            </Text>
+          </Group>
+        )}
+        <ErrorAlert error={upload.error} />
+      </Stack>
+      <Textarea
+        label="Body"
+        description="{{1}}, {{2}}… are filled when it is sent; give an example of each."
+        required
+        autosize
+        minRows={3}
+        value={body}
+        onChange={(event) => setBody(event.currentTarget.value)}
+      />
+      {count > 0 && (
+        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          {Array.from({ length: count }, (_, index) => (
             <TextInput
-              label="Template name"
-              description="Lowercase letters, digits and _"
+              key={index}
+              label={`Example of {{${index + 1}}}`}
               required
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-            />
-            <TextInput
-              label="Language"
-              description="A code such as en_US"
-              required
-              value={language}
-              onChange={(event) => setLanguage(event.currentTarget.value)}
-            />
-            <Select
-              label="Category"
-              data={[...TEMPLATE_CATEGORIES]}
-              value={category}
-              allowDeselect={false}
-              onChange={(value) => setCategory(value ?? 'UTILITY')}
-            />
-          </SimpleGrid>
-          <Stack gap="xs">
-            <SegmentedControl
-              aria-label="Header"
-              data={[
-                { value: 'none', label: 'No header' },
-                { value: 'text', label: 'Text header' },
-                { value: 'image', label: 'Image header' },
-                { value: 'video', label: 'Video header' },
-                { value: 'document', label: 'Document header' },
-              ]}
-              value={header}
-              onChange={(value) => {
-                // A handle is for the format it was uploaded as.
-                setHandle(null);
-                upload.reset();
-                setHeader(value as HeaderKind);
+              value={examples[index] ?? ''}
+              onChange={(event) => {
+                const next = [...examples];
+                next[index] = event.currentTarget.value;
+                setExamples(next);
               }}
             />
-            {header === 'text' && (
-              <TextInput
-                label="Header text"
-                required
-                value={headerText}
-                onChange={(event) => setHeaderText(event.currentTarget.value)}
-              />
-            )}
-            {headerHasVariable && (
-              <TextInput
-                label="Example of the header's {{1}}"
-                required
-                value={headerExample}
-                onChange={(event) => setHeaderExample(event.currentTarget.value)}
-              />
-            )}
-            {isMedia(header) && (
-              <Group>
-                <FileButton
-                  onChange={(file) => file && upload.mutate(file)}
-                  accept={MEDIA_HEADERS[header].accept}
-                >
-                  {(props) => (
-                    <Button {...props} variant="default" loading={upload.isPending}>
-                      Upload header {header}
-                    </Button>
-                  )}
-                </FileButton>
-                <Text size="sm" role="status">
-                  {handle
-                    ? `${header[0]!.toUpperCase()}${header.slice(1)} uploaded`
-                    : `A sample ${header} for the review (${MEDIA_HEADERS[header].hint})`}
-                </Text>
-              </Group>
-            )}
-            <ErrorAlert error={upload.error} />
-          </Stack>
-          <Textarea
-            label="Body"
-            description="{{1}}, {{2}}… are filled when it is sent; give an example of each."
-            required
-            autosize
-            minRows={3}
-            value={body}
-            onChange={(event) => setBody(event.currentTarget.value)}
-          />
-          {count > 0 && (
-            <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              {Array.from({ length: count }, (_, index) => (
-                <TextInput
-                  key={index}
-                  label={`Example of {{${index + 1}}}`}
-                  required
-                  value={examples[index] ?? ''}
-                  onChange={(event) => {
-                    const next = [...examples];
-                    next[index] = event.currentTarget.value;
-                    setExamples(next);
-                  }}
-                />
-              ))}
-            </SimpleGrid>
-          )}
-          <TextInput
-            label="Footer (optional)"
-            value={footer}
-            onChange={(event) => setFooter(event.currentTarget.value)}
-          />
-          <TemplateButtons buttons={buttons} onChange={setButtons} />
-          <ErrorAlert error={create.error} title="The template was not created" />
-          <Group>
-            <Button type="submit" loading={create.isPending} disabled={isMedia(header) && !handle}>
-              Submit for review
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+          ))}
+        </SimpleGrid>
+      )}
+      <TextInput
+        label="Footer (optional)"
+        value={footer}
+        onChange={(event) => setFooter(event.currentTarget.value)}
+      />
+      <TemplateButtons buttons={buttons} onChange={setButtons} />
+      <ErrorAlert error={create.error} title="The template was not created" />
+      <Group>
+        <Button type="submit" loading={create.isPending} disabled={isMedia(header) && !handle}>
+          Submit for review
+        </Button>
+      </Group>
+    </Section>
   );
 }
 

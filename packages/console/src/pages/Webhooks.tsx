@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import {
   Badge,
   Button,
@@ -29,6 +29,7 @@ import { formatTime } from '../format';
 import { Pager } from '../Pager';
 import { ListTable } from '../ListTable';
 import { ErrorAlert } from '../ErrorAlert';
+import { Section } from '../Section';
 import { ShownOnce } from '../ShownOnce';
 
 const WEBHOOKS = ['webhooks'];
@@ -64,66 +65,55 @@ function CreateWebhookForm({ onCreated }: { onCreated: (webhook: Webhook) => voi
       onCreated(answer.webhook);
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="create-webhook">
-      <form onSubmit={submit}>
-        <Stack>
-          <Title order={2} size="h4" id="create-webhook">
-            Create a webhook
-          </Title>
-          <Group grow align="flex-start">
-            <TextInput
-              label="Name"
-              required
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
+    <Section id="create-webhook" title="Create a webhook" onSubmit={() => create.mutate()}>
+      <Group grow align="flex-start">
+        <TextInput
+          label="Name"
+          required
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+        />
+        <TextInput
+          label="URL"
+          required
+          placeholder="https://example.com/hooks/switchboard"
+          value={url}
+          onChange={(event) => setUrl(event.currentTarget.value)}
+        />
+      </Group>
+      <Checkbox.Group
+        label="Events"
+        description="Reserved events can be chosen now; they are not sent yet."
+        value={events}
+        onChange={setEvents}
+      >
+        <SimpleGrid cols={{ base: 1, sm: 3 }} mt="xs">
+          {EVENT_NAMES.map((eventName) => (
+            <Checkbox
+              key={eventName}
+              value={eventName}
+              label={
+                <Group gap={6} component="span">
+                  <span>{eventName}</span>
+                  {isReservedEventName(eventName) && (
+                    <Badge size="xs" color="gray.7" component="span">
+                      reserved
+                    </Badge>
+                  )}
+                </Group>
+              }
             />
-            <TextInput
-              label="URL"
-              required
-              placeholder="https://example.com/hooks/switchboard"
-              value={url}
-              onChange={(event) => setUrl(event.currentTarget.value)}
-            />
-          </Group>
-          <Checkbox.Group
-            label="Events"
-            description="Reserved events can be chosen now; they are not sent yet."
-            value={events}
-            onChange={setEvents}
-          >
-            <SimpleGrid cols={{ base: 1, sm: 3 }} mt="xs">
-              {EVENT_NAMES.map((eventName) => (
-                <Checkbox
-                  key={eventName}
-                  value={eventName}
-                  label={
-                    <Group gap={6} component="span">
-                      <span>{eventName}</span>
-                      {isReservedEventName(eventName) && (
-                        <Badge size="xs" color="gray.7" component="span">
-                          reserved
-                        </Badge>
-                      )}
-                    </Group>
-                  }
-                />
-              ))}
-            </SimpleGrid>
-          </Checkbox.Group>
-          <ErrorAlert error={create.error} title="The webhook was not created" />
-          <Group>
-            <Button type="submit" loading={create.isPending} disabled={events.length === 0}>
-              Create webhook
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+          ))}
+        </SimpleGrid>
+      </Checkbox.Group>
+      <ErrorAlert error={create.error} title="The webhook was not created" />
+      <Group>
+        <Button type="submit" loading={create.isPending} disabled={events.length === 0}>
+          Create webhook
+        </Button>
+      </Group>
+    </Section>
   );
 }
 
