@@ -1,21 +1,20 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import {
   ActionIcon,
   Alert,
   Button,
   Group,
   MultiSelect,
-  Paper,
   Stack,
   Switch,
   Text,
   TextInput,
-  Title,
 } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import type { Contact, Group as ContactGroup } from '@switchboard/contracts';
 import { api } from './api';
 import { fieldErrors } from './field-errors';
+import { Section } from './Section';
 
 interface CustomRow {
   /** Stable across edits of the key, for React. */
@@ -104,8 +103,7 @@ export function ContactForm({
   const errors = fieldErrors(save.error, FIELDS);
   const title = contact ? `Edit ${contact.name}` : 'New contact';
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     const keyless = rows.some((row) => !row.key.trim() && row.value.trim());
     setUnnamed(keyless);
     if (!keyless) save.mutate();
@@ -114,134 +112,123 @@ export function ContactForm({
     setRows((current) => current.map((each) => (each.row === row ? { ...each, ...change } : each)));
 
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby="contact-form-title">
-      <form onSubmit={submit}>
-        <Stack gap="sm">
-          <Title order={2} size="h4" id="contact-form-title">
-            {title}
-          </Title>
-          <Group align="flex-start" grow>
+    <Section id="contact-form-title" title={title} gap="sm" onSubmit={submit}>
+      <Group align="flex-start" grow>
+        <TextInput
+          label="Name"
+          required
+          ref={nameInput}
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+          error={errors.byField.name}
+        />
+        <TextInput
+          label="Phone"
+          required
+          description="With the country code"
+          value={phone}
+          onChange={(event) => setPhone(event.currentTarget.value)}
+          error={errors.byField.phone}
+        />
+        <TextInput
+          label="Email"
+          type="email"
+          value={email}
+          onChange={(event) => setEmail(event.currentTarget.value)}
+          error={errors.byField.email}
+        />
+      </Group>
+      {contact && (
+        <Switch
+          label="Subscribed to campaigns"
+          checked={subscribed}
+          onChange={(event) => setSubscribed(event.currentTarget.checked)}
+        />
+      )}
+      <Stack gap={6} role="group" aria-labelledby="custom-fields-label">
+        <Text size="sm" fw={500} id="custom-fields-label">
+          Custom fields
+        </Text>
+        {rows.length === 0 && (
+          <Text size="xs" c="dimmed">
+            None yet.
+          </Text>
+        )}
+        {rows.map((row, index) => (
+          <Group key={row.row} gap="xs" align="flex-start">
             <TextInput
-              label="Name"
-              required
-              ref={nameInput}
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-              error={errors.byField.name}
+              size="xs"
+              aria-label={`Custom field ${index + 1} name`}
+              placeholder="Field"
+              value={row.key}
+              onChange={(event) => setRow(row.row, { key: event.currentTarget.value })}
+              error={unnamed && !row.key.trim() && row.value.trim() ? 'Name this field' : undefined}
             />
             <TextInput
-              label="Phone"
-              required
-              description="With the country code"
-              value={phone}
-              onChange={(event) => setPhone(event.currentTarget.value)}
-              error={errors.byField.phone}
+              size="xs"
+              aria-label={`Custom field ${row.key || index + 1} value`}
+              placeholder="Value"
+              value={row.value}
+              onChange={(event) => setRow(row.row, { value: event.currentTarget.value })}
+              style={{ flex: 1 }}
             />
-            <TextInput
-              label="Email"
-              type="email"
-              value={email}
-              onChange={(event) => setEmail(event.currentTarget.value)}
-              error={errors.byField.email}
-            />
+            <ActionIcon
+              variant="default"
+              size="input-xs"
+              aria-label={`Remove custom field ${row.key || index + 1}`}
+              onClick={() => setRows((current) => current.filter((each) => each.row !== row.row))}
+            >
+              ×
+            </ActionIcon>
           </Group>
-          {contact && (
-            <Switch
-              label="Subscribed to campaigns"
-              checked={subscribed}
-              onChange={(event) => setSubscribed(event.currentTarget.checked)}
-            />
-          )}
-          <Stack gap={6} role="group" aria-labelledby="custom-fields-label">
-            <Text size="sm" fw={500} id="custom-fields-label">
-              Custom fields
-            </Text>
-            {rows.length === 0 && (
-              <Text size="xs" c="dimmed">
-                None yet.
-              </Text>
-            )}
-            {rows.map((row, index) => (
-              <Group key={row.row} gap="xs" align="flex-start">
-                <TextInput
-                  size="xs"
-                  aria-label={`Custom field ${index + 1} name`}
-                  placeholder="Field"
-                  value={row.key}
-                  onChange={(event) => setRow(row.row, { key: event.currentTarget.value })}
-                  error={
-                    unnamed && !row.key.trim() && row.value.trim() ? 'Name this field' : undefined
-                  }
-                />
-                <TextInput
-                  size="xs"
-                  aria-label={`Custom field ${row.key || index + 1} value`}
-                  placeholder="Value"
-                  value={row.value}
-                  onChange={(event) => setRow(row.row, { value: event.currentTarget.value })}
-                  style={{ flex: 1 }}
-                />
-                <ActionIcon
-                  variant="default"
-                  size="input-xs"
-                  aria-label={`Remove custom field ${row.key || index + 1}`}
-                  onClick={() =>
-                    setRows((current) => current.filter((each) => each.row !== row.row))
-                  }
-                >
-                  ×
-                </ActionIcon>
-              </Group>
-            ))}
-            {errors.byField.custom && (
-              <Text size="xs" c="red.8" role="alert">
-                {errors.byField.custom}
-              </Text>
-            )}
-            <Group>
-              <Button
-                size="compact-xs"
-                variant="default"
-                onClick={() =>
-                  setRows((current) => [...current, { row: nextRow++, key: '', value: '' }])
-                }
-              >
-                Add field
-              </Button>
-            </Group>
-          </Stack>
-          <MultiSelect
-            label={contact ? 'Add to groups' : 'Groups'}
-            description={
-              contact && contact.groups.length > 0
-                ? `In ${contact.groups.map((group) => group.name).join(', ')}`
-                : undefined
+        ))}
+        {errors.byField.custom && (
+          <Text size="xs" c="red.8" role="alert">
+            {errors.byField.custom}
+          </Text>
+        )}
+        <Group>
+          <Button
+            size="compact-xs"
+            variant="default"
+            onClick={() =>
+              setRows((current) => [...current, { row: nextRow++, key: '', value: '' }])
             }
-            placeholder={groups.length ? 'Pick groups' : 'No groups yet'}
-            data={groups
-              .filter((group) => !currentGroups.has(String(group.id)))
-              .map((group) => ({ value: String(group.id), label: group.name }))}
-            value={addGroups}
-            onChange={setAddGroups}
-            error={errors.byField.groups}
-            searchable
-            clearable
-          />
-          {errors.other && (
-            <Alert color="red" role="alert" title="Not saved">
-              {errors.other}
-            </Alert>
-          )}
-          <Group>
-            <Button type="submit" loading={save.isPending}>
-              {contact ? 'Save contact' : 'Add contact'}
-            </Button>
-            <Button variant="default" onClick={() => onDone(null)}>
-              Cancel
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+          >
+            Add field
+          </Button>
+        </Group>
+      </Stack>
+      <MultiSelect
+        label={contact ? 'Add to groups' : 'Groups'}
+        description={
+          contact && contact.groups.length > 0
+            ? `In ${contact.groups.map((group) => group.name).join(', ')}`
+            : undefined
+        }
+        placeholder={groups.length ? 'Pick groups' : 'No groups yet'}
+        data={groups
+          .filter((group) => !currentGroups.has(String(group.id)))
+          .map((group) => ({ value: String(group.id), label: group.name }))}
+        value={addGroups}
+        onChange={setAddGroups}
+        error={errors.byField.groups}
+        searchable
+        clearable
+      />
+      {errors.other && (
+        <Alert color="red" role="alert" title="Not saved">
+          {errors.other}
+        </Alert>
+      )}
+      <Group>
+        <Button type="submit" loading={save.isPending}>
+          {contact ? 'Save contact' : 'Add contact'}
+        </Button>
+        <Button variant="default" onClick={() => onDone(null)}>
+          Cancel
+        </Button>
+      </Group>
+    </Section>
   );
 }

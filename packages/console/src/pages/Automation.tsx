@@ -27,6 +27,7 @@ import {
 } from '@switchboard/contracts';
 import { api } from '../api';
 import { ListTable } from '../ListTable';
+import { ConfirmButton } from '../ConfirmButton';
 import { ErrorAlert } from '../ErrorAlert';
 import { Section, submitting } from '../Section';
 import { FlowEditor } from '../FlowEditor';
@@ -297,18 +298,13 @@ function Flows() {
                   >
                     Edit
                   </Button>
-                  <Button
-                    size="xs"
-                    variant="default"
-                    aria-label={`Delete ${flow.name}`}
-                    onClick={() => {
-                      if (window.confirm(`Delete the flow “${flow.name}”?`)) {
-                        change.mutate({ flow, remove: true });
-                      }
-                    }}
+                  <ConfirmButton
+                    label={`Delete ${flow.name}`}
+                    question={`Delete the flow “${flow.name}”?`}
+                    onConfirm={() => change.mutate({ flow, remove: true })}
                   >
                     Delete
-                  </Button>
+                  </ConfirmButton>
                 </Group>
               </Group>
               <FlowSteps flow={flow} />

@@ -31,6 +31,7 @@ import { api } from '../api';
 import { formatTime } from '../format';
 import { useFallbackPoll } from '../live';
 import { ListTable } from '../ListTable';
+import { ConfirmButton } from '../ConfirmButton';
 import { ErrorAlert } from '../ErrorAlert';
 import { Section } from '../Section';
 import { SourcePicker } from '../VariableSource';
@@ -513,18 +514,13 @@ export function CampaignsPage() {
                         </Button>
                       )}
                       {campaign.status !== 'started' && campaign.status !== 'scheduled' && (
-                        <Button
-                          size="xs"
-                          variant="default"
-                          aria-label={`Delete ${campaign.name}`}
-                          onClick={() => {
-                            if (window.confirm(`Delete the campaign “${campaign.name}”?`)) {
-                              action.mutate({ kind: 'delete', campaign });
-                            }
-                          }}
+                        <ConfirmButton
+                          label={`Delete ${campaign.name}`}
+                          question={`Delete the campaign “${campaign.name}”?`}
+                          onConfirm={() => action.mutate({ kind: 'delete', campaign })}
                         >
                           Delete
-                        </Button>
+                        </ConfirmButton>
                       )}
                     </Group>
                   </Table.Td>

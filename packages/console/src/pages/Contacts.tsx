@@ -23,6 +23,7 @@ import { api, errorText } from '../api';
 import { download, parseCsv, toCsv } from '../csv';
 import { Pager } from '../Pager';
 import { ListTable } from '../ListTable';
+import { ConfirmButton } from '../ConfirmButton';
 import { ErrorAlert } from '../ErrorAlert';
 import { ContactForm } from '../ContactForm';
 
@@ -252,19 +253,15 @@ function GroupRow({
         >
           Rename
         </Button>
-        <Button
+        <ConfirmButton
+          label={`Delete ${group.name}`}
           size="compact-xs"
-          variant="default"
-          aria-label={`Delete ${group.name}`}
           loading={remove.isPending}
-          onClick={() => {
-            if (window.confirm(`Delete the group “${group.name}”? Its contacts stay.`)) {
-              remove.mutate();
-            }
-          }}
+          question={`Delete the group “${group.name}”? Its contacts stay.`}
+          onConfirm={() => remove.mutate()}
         >
           Delete
-        </Button>
+        </ConfirmButton>
       </Group>
       <ErrorAlert error={remove.error} />
     </Stack>

@@ -30,6 +30,7 @@ import {
 import { api } from '../api';
 import { formatTime } from '../format';
 import { ListTable } from '../ListTable';
+import { ConfirmButton } from '../ConfirmButton';
 import { ErrorAlert } from '../ErrorAlert';
 import { Section, submitting } from '../Section';
 import { ShownOnce } from '../ShownOnce';
@@ -111,19 +112,14 @@ function ApiTokens() {
               <Table.Td>{formatTime(token.created_at)}</Table.Td>
               <Table.Td>{formatTime(token.last_used_at)}</Table.Td>
               <Table.Td>
-                <Button
-                  size="xs"
+                <ConfirmButton
+                  label={`Revoke ${token.name}`}
                   color="red"
-                  variant="default"
-                  aria-label={`Revoke ${token.name}`}
-                  onClick={() => {
-                    if (window.confirm(`Revoke “${token.name}”? Clients using it stop working.`)) {
-                      revoke.mutate(token);
-                    }
-                  }}
+                  question={`Revoke “${token.name}”? Clients using it stop working.`}
+                  onConfirm={() => revoke.mutate(token)}
                 >
                   Revoke
-                </Button>
+                </ConfirmButton>
               </Table.Td>
             </Table.Tr>
           ))}

@@ -26,6 +26,7 @@ import {
 import { api, request } from '../api';
 import { ListTable } from '../ListTable';
 import { placeholderCount } from '../template-text';
+import { ConfirmButton } from '../ConfirmButton';
 import { ErrorAlert } from '../ErrorAlert';
 import { Section } from '../Section';
 import { TemplateButtons, buttonsComponent, type DraftButton } from '../TemplateButtons';
@@ -324,18 +325,13 @@ export function TemplatesPage() {
                     )}
                   </Table.Td>
                   <Table.Td>
-                    <Button
-                      size="xs"
-                      variant="default"
-                      aria-label={`Delete ${template.template_name} (${template.template_language})`}
-                      onClick={() => {
-                        if (window.confirm(`Delete the template “${template.template_name}”?`)) {
-                          remove.mutate(template);
-                        }
-                      }}
+                    <ConfirmButton
+                      label={`Delete ${template.template_name} (${template.template_language})`}
+                      question={`Delete the template “${template.template_name}”?`}
+                      onConfirm={() => remove.mutate(template)}
                     >
                       Delete
-                    </Button>
+                    </ConfirmButton>
                   </Table.Td>
                 </Table.Tr>
               ))}

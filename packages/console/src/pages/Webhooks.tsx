@@ -28,6 +28,7 @@ import { api } from '../api';
 import { formatTime } from '../format';
 import { Pager } from '../Pager';
 import { ListTable } from '../ListTable';
+import { ConfirmButton } from '../ConfirmButton';
 import { ErrorAlert } from '../ErrorAlert';
 import { Section } from '../Section';
 import { ShownOnce } from '../ShownOnce';
@@ -353,19 +354,14 @@ export function WebhooksPage() {
                       >
                         Rotate secret
                       </Button>
-                      <Button
-                        size="xs"
+                      <ConfirmButton
+                        label={`Delete ${webhook.name}`}
                         color="red"
-                        variant="default"
-                        onClick={() => {
-                          if (window.confirm(`Delete the webhook “${webhook.name}” and its log?`)) {
-                            action.mutate({ kind: 'delete', webhook });
-                          }
-                        }}
-                        aria-label={`Delete ${webhook.name}`}
+                        question={`Delete the webhook “${webhook.name}” and its log?`}
+                        onConfirm={() => action.mutate({ kind: 'delete', webhook })}
                       >
                         Delete
-                      </Button>
+                      </ConfirmButton>
                     </Group>
                   </Table.Td>
                 </Table.Tr>
