@@ -524,6 +524,9 @@ const QUOTA_NOTE =
   'when exceeded); a number with no contact becomes a contact (the contact quota applies). ' +
   'A refusal by the provider answers `{status:"error", message}` with the provider’s error text.';
 
+/** What every send operation says of its answer, quota, opted-out contacts and retries. */
+const SEND_NOTES = ANSWER_NOTE + QUOTA_NOTE + UNSUBSCRIBED_NOTE + IDEMPOTENCY_NOTE;
+
 export const MESSAGING_OPERATIONS = [
   defineOperation({
     owner: 'messaging',
@@ -542,10 +545,7 @@ export const MESSAGING_OPERATIONS = [
       'it as a reply to a message of the conversation. The provider has a header and a footer ' +
       'only on button and list messages, so `header` or `footer` elsewhere is refused. Every ' +
       'broken limit is refused with 422 naming the field before anything is sent or counted.' +
-      ANSWER_NOTE +
-      QUOTA_NOTE +
-      UNSUBSCRIBED_NOTE +
-      IDEMPOTENCY_NOTE,
+      SEND_NOTES,
     request: { body: SendMessageRequestSchema },
     responses: { 200: SendMessageResponseSchema },
   }),
@@ -559,10 +559,7 @@ export const MESSAGING_OPERATIONS = [
     description:
       'Sent by name, language and components as given; the provider checks that the template ' +
       'exists and is approved. `reply_to` sends it as a reply to a message of the conversation.' +
-      ANSWER_NOTE +
-      QUOTA_NOTE +
-      UNSUBSCRIBED_NOTE +
-      IDEMPOTENCY_NOTE,
+      SEND_NOTES,
     request: { body: SendTemplateRequestSchema },
     responses: { 200: SendMessageResponseSchema },
   }),
@@ -580,10 +577,7 @@ export const MESSAGING_OPERATIONS = [
       'or as a bearer). ' +
       'Files: image JPEG/PNG ≤ 5 MB, video MP4/3GPP ≤ 16 MB, audio ≤ 16 MB, sticker WebP ≤ 500 KB, ' +
       'documents ≤ 16 MB here. `reply_to` sends it as a reply to a message of the conversation.' +
-      ANSWER_NOTE +
-      QUOTA_NOTE +
-      UNSUBSCRIBED_NOTE +
-      IDEMPOTENCY_NOTE,
+      SEND_NOTES,
     request: { body: SendMediaRequestSchema },
     responses: { 200: SendMessageResponseSchema },
   }),
