@@ -24,7 +24,7 @@ import (
 // out (they would need `#>` expressions); such filters still work, by scanning. FerretDB never
 // sees the companions: it lists indexes from its own metadata, not from PostgreSQL's catalog.
 // An index on `_id` alone gets none: docdb's FerretDB pushes a string or ObjectId `_id` down as
-// plain equality, which the btree answers (patches/ferretdb-id-equality-btree.patch).
+// plain equality, which the btree answers (patches/ferretdb-4-id-equality-btree.patch).
 // Lookups reach them only with custom plans (withCustomPlans). Measured at 50,000 documents:
 // findOne by `_id` or by two indexed fields 20–30 ms → ~1 ms, flat from 1,000 documents up.
 // Idempotent; needs a superuser (event triggers).

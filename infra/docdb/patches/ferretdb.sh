@@ -2,9 +2,9 @@
 # Prepares FerretDB 1.24.2 with docdb's corrections, and prints the path of a go.mod for
 # `go build -modfile` that uses it. The module is copied from Go's module cache and corrected at
 # build time, so the repository keeps only these descriptions of the changes: the one below, and
-# each patches/ferretdb-*.patch (a unified diff, its reason written above it), applied with
-# `git apply`, which refuses a file whose lines are not exactly the ones the diff was written
-# against.
+# each patches/ferretdb-N-*.patch (a unified diff, its reason written above it), applied in the
+# order of N with `git apply`, which refuses a file whose lines are not exactly the ones the diff
+# was written against.
 #
 # The update command's defect: MsgUpdate defers closing each statement's query until the whole command ends, so
 # an `update` of N statements holds N pooled PostgreSQL connections at once, and each statement
