@@ -6,12 +6,12 @@
 # order of N with `git apply`, which refuses a file whose lines are not exactly the ones the diff
 # was written against.
 #
-# The update command's defect: MsgUpdate defers closing each statement's query until the whole command ends, so
-# an `update` of N statements holds N pooled PostgreSQL connections at once, and each statement
-# takes one more for its transaction. At N >= pool size (50) the command waits forever for a
-# connection it holds itself, while holding FerretDB's metadata lock; after that nothing, not even
-# `ping`, is answered until a restart. Closing each statement's query when the statement is done
-# bounds a command to two connections.
+# The update command's defect: MsgUpdate defers closing each statement's query until the whole
+# command ends, so an `update` of N statements holds N pooled PostgreSQL connections at once, and
+# each statement takes one more for its write. At N >= pool size (50) the command waits forever
+# for a connection it holds itself, while holding FerretDB's metadata lock; after that nothing,
+# not even `ping`, is answered until a restart. Closing each statement's query when the statement
+# is done bounds a command to two connections.
 set -euo pipefail
 
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
