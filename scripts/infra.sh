@@ -20,6 +20,8 @@
 #   RABBITMQ_NODENAME, ERL_EPMD_PORT: another local RabbitMQ node (and epmd) beside the default.
 #   DOCDB_BACKEND   -> postgresql or sqlite. Unset: what the running docdb uses, else postgresql.
 #                      The two keep separate data; switching needs `down` first.
+#   DOCDB_PPROF     -> host:port where a docdb started now serves Go's profiling endpoints
+#                      (/debug/pprof/profile?seconds=N); unset: none.
 # Idempotent; needs no stdin. `down` stops only what this script started (pid file / marker).
 set -euo pipefail
 
@@ -614,6 +616,7 @@ docdb_up() {
     mkdir -p "$DOCDB_DATA"
     args=(-backend sqlite -data "$DOCDB_DATA")
   fi
+  [ -n "${DOCDB_PPROF:-}" ] && args+=(-pprof "$DOCDB_PPROF")
   mkdir -p "$LOGS"
   # Keep one old log of at most 10 MB.
   if [ -f "$LOGS/docdb.log" ] && [ "$(wc -c <"$LOGS/docdb.log")" -gt 10485760 ]; then

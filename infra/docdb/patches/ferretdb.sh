@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Prepares FerretDB 1.24.2 with a correction to its update command, and prints the path of a
-# go.mod for `go build -modfile` that uses it. The module is copied from Go's module cache and
-# corrected at build time, so the repository keeps only this description of the change.
+# Prepares FerretDB 1.24.2 with docdb's corrections, and prints the path of a go.mod for
+# `go build -modfile` that uses it. The module is copied from Go's module cache and corrected at
+# build time, so the repository keeps only these descriptions of the changes: the one below, and
+# each patches/ferretdb-N-*.patch (a unified diff, its reason written above it), applied in the
+# order of N with `git apply`, which refuses a file whose lines are not exactly the ones the diff
+# was written against.
 #
-# The defect: MsgUpdate defers closing each statement's query until the whole command ends, so
-# an `update` of N statements holds N pooled PostgreSQL connections at once, and each statement
-# takes one more for its transaction. At N >= pool size (50) the command waits forever for a
-# connection it holds itself, while holding FerretDB's metadata lock; after that nothing, not even
-# `ping`, is answered until a restart. Closing each statement's query when the statement is done
-# bounds a command to two connections.
+# The update command's defect: MsgUpdate defers closing each statement's query until the whole
+# command ends, so an `update` of N statements holds N pooled PostgreSQL connections at once, and
+# each statement takes one more for its write. At N >= pool size (50) the command waits forever
+# for a connection it holds itself, while holding FerretDB's metadata lock; after that nothing,
+# not even `ping`, is answered until a restart. Closing each statement's query when the statement
+# is done bounds a command to two connections.
 set -euo pipefail
 
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,6 +33,13 @@ awk -v call="$call" -v d="$defer_line" '
   { print }
   $0 == call { print "\t\tcloser.Close() // at the end of each statement, not of the command" }
 ' "$file" >"$file.new" && mv "$file.new" "$file"
+
+for patch in "$src"/patches/ferretdb-*.patch; do
+  (cd "$out/ferretdb" && git apply --check "$patch" 2>&1 && git apply "$patch") || {
+    echo "ferretdb.sh: $(basename "$patch") does not apply: not the FerretDB it was written for" >&2
+    exit 1
+  }
+done
 
 cp "$src/go.mod" "$out/go.mod"
 cp "$src/go.sum" "$out/go.sum"
