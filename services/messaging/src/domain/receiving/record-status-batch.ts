@@ -145,8 +145,8 @@ export async function recordStatusBatch(
     else slow.add(index);
   });
   // A status that is its message's only one here needs no read when it is a `sent` (see
-  // recordSentStatuses), or a delivered or read whose callback data names the contact and
-  // campaign (see moveWithoutRead): their events can be written without the message.
+  // the sent writes of status-writes), or a delivered or read whose callback data names the
+  // contact and campaign (the moves there): their events can be written without the message.
   const perMessage = new Map<number, number>();
   for (const item of items) perMessage.set(item.id, (perMessage.get(item.id) ?? 0) + 1);
   const unread = items.filter(
@@ -189,17 +189,6 @@ export async function recordStatusBatch(
     const change = changeOf(deps, messages.get(id)!, own, now);
     return change ? [change] : [];
   });
-  const matched = await deps.messages.applyStatusChanges(changes, now);
-  deps.relay.relayWrittenSoon(
-    deps.messages.outbox,
-    changes
-      .filter((change) => change.events.length > 0 && matched === changes.length)
-      .map((change) => ({ id: String(change.id), events: change.events })),
-  );
-  if (matched < changes.length) {
-    // Some message changed since it was read: every event of the fast path again, one by one.
-    for (const item of fast) slow.add(item.event);
-  }
   const blindMoves = blind.map((item) => {
     const move = blindMove(item)!;
     const message = {
@@ -218,31 +207,39 @@ export async function recordStatusBatch(
       events: [messageStatusUpdated(deps.eventIds, message, item.wamid, item.status, null, now)],
     };
   });
-  const moved = await deps.messages.moveWithoutRead(blindMoves, now);
-  if (moved === blindMoves.length) {
-    deps.relay.relayWrittenSoon(
-      deps.messages.outbox,
-      blindMoves.map((move) => ({ id: String(move.id), events: move.events })),
-    );
+  const sents = sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id }));
+  // Every write of the batch in one command: the changes decided from a read, the moves and the
+  // sent statuses written without one.
+  const landed = await deps.messages.writeStatuses({ changes, sents, moves: blindMoves }, now);
+  if (landed === changes.length + blindMoves.length + sents.length) {
+    deps.relay.relayWrittenSoon(deps.messages.outbox, [
+      ...changes
+        .filter((change) => change.events.length > 0)
+        .map((change) => ({ id: String(change.id), events: change.events })),
+      ...blindMoves.map((move) => ({ id: String(move.id), events: move.events })),
+    ]);
   } else {
-    // A repeat, out of order, or not as named: each again, one by one (those that landed are
-    // found recorded there, and their events relayed from the outbox).
-    for (const item of blind) slow.add(item.event);
-  }
-  const sentRecorded = await deps.messages.recordSentStatuses(
-    sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id })),
-    now,
-  );
-  if (sentRecorded < sentOnly.length) {
-    // A repeat, or a message not (yet) accepted under that wamid: each again, one by one.
-    for (const item of sentOnly) slow.add(item.event);
+    // Some write found its message otherwise than its guard said (a repeat, out of order, changed
+    // since it was read, a sent ahead of its acceptance); which one is not told. Each message is
+    // read again: a status it has seen is recorded (by this batch or before; events this batch
+    // stored wait in its outbox and are relayed from there), and the event of any other goes the
+    // one-by-one way.
+    const written = [...fast, ...blind, ...sentOnly];
+    const after = await deps.messages.findManyById(written.map((item) => item.id));
+    for (const item of written) {
+      if (after.get(item.id)?.statuses_seen.includes(item.status)) {
+        deps.relay.relaySoon(deps.messages.outbox, String(item.id));
+      } else {
+        slow.add(item.event);
+      }
+    }
   }
 
   deps.logger.debug(
     {
       events: events.length,
       changes: changes.length,
-      sent: sentOnly.length,
+      sent: sents.length,
       moved: blindMoves.length,
       slow: slow.size,
     },
