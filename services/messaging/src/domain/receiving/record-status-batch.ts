@@ -1,4 +1,4 @@
-import type { ProviderEventMessage } from '@switchboard/contracts';
+import type { BrokerEvent, ProviderEventMessage } from '@switchboard/contracts';
 import type { HistoryEntry, StatusChange, StoredMessage } from '../../data-access/message-store';
 import { hasRealWamid } from '../../data-access/message-store';
 import { callbackSubjectOf, messageStatusUpdated } from '../message-events';
@@ -219,20 +219,12 @@ export async function recordStatusBatch(
       ...blindMoves.map((move) => ({ id: String(move.id), events: move.events })),
     ]);
   } else {
-    // Some write found its message otherwise than its guard said (a repeat, out of order, changed
-    // since it was read, a sent ahead of its acceptance); which one is not told. Each message is
-    // read again: a status it has seen is recorded (by this batch or before; events this batch
-    // stored wait in its outbox and are relayed from there), and the event of any other goes the
-    // one-by-one way.
     const written = [...fast, ...blind, ...sentOnly];
-    const after = await deps.messages.findManyById(written.map((item) => item.id));
-    for (const item of written) {
-      if (after.get(item.id)?.statuses_seen.includes(item.status)) {
-        deps.relay.relaySoon(deps.messages.outbox, String(item.id));
-      } else {
-        slow.add(item.event);
-      }
-    }
+    const ours = new Map<number, BrokerEvent[]>([
+      ...changes.map((change) => [change.id, change.events] as const),
+      ...blindMoves.map((move) => [move.id, move.events] as const),
+    ]);
+    for (const event of await retryMissed(deps, events, written, ours, now)) slow.add(event);
   }
 
   deps.logger.debug(
@@ -254,4 +246,57 @@ export async function recordStatusBatch(
     }
   }
   return outcomes;
+}
+
+/**
+ * After a batch's write in which some guard found its message otherwise than it said (a repeat,
+ * out of order, changed since it was read, a sent ahead of its acceptance; which one the database
+ * does not tell): each message is read again. A status it has seen is recorded (by this batch or
+ * before), and the events this batch wrote with it, found still in its outbox, are relayed. The
+ * others of a message that is now settled (a sent that had arrived before its acceptance was
+ * stored, the usual case) are written once more as one change decided from the message as read,
+ * all in one command; the events of what is left, or of a change that missed again, go the
+ * one-by-one way (answered).
+ */
+async function retryMissed(
+  deps: StatusDeps,
+  events: ProviderEventMessage[],
+  written: Item[],
+  ours: Map<number, BrokerEvent[]>,
+  now: Date,
+): Promise<number[]> {
+  const after = await deps.messages.findManyById(written.map((item) => item.id));
+  const slow: number[] = [];
+  const landed: { id: string; events: BrokerEvent[] }[] = [];
+  const again = new Map<number, Item[]>();
+  for (const item of written) {
+    const message = after.get(item.id);
+    if (message?.statuses_seen.includes(item.status)) {
+      const pending = new Set(message.pending_ids);
+      const stored = (ours.get(item.id) ?? []).filter((event) => pending.has(event.id));
+      if (stored.length > 0) landed.push({ id: message._id, events: stored });
+      ours.delete(item.id);
+    } else if (settledFor(message, item, events[item.event]!.company_id)) {
+      again.set(item.id, [...(again.get(item.id) ?? []), item]);
+    } else {
+      slow.push(item.event);
+    }
+  }
+  deps.relay.relayWrittenSoon(deps.messages.outbox, landed);
+  const changes = [...again].flatMap(([id, own]) => {
+    const change = changeOf(deps, after.get(id)!, own, now);
+    return change ? [change] : [];
+  });
+  const matched = await deps.messages.writeStatuses({ changes, sents: [], moves: [] }, now);
+  if (matched === changes.length) {
+    deps.relay.relayWrittenSoon(
+      deps.messages.outbox,
+      changes
+        .filter((change) => change.events.length > 0)
+        .map((change) => ({ id: String(change.id), events: change.events })),
+    );
+  } else {
+    for (const own of again.values()) for (const item of own) slow.push(item.event);
+  }
+  return slow;
 }
