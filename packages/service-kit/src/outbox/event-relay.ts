@@ -37,6 +37,8 @@ export function createEventRelay(options: EventRelayOptions) {
   const log = options.logger.child({ component: 'event-relay' });
   // One relay at a time per record, so that its events go out in order.
   const chains = new Map<string, Promise<void>>();
+  /** Relays waiting or running per record that read its outbox (rather than publish what they hold). */
+  const reading = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopped = false;
@@ -72,9 +74,11 @@ export function createEventRelay(options: EventRelayOptions) {
     records: { id: string; events: BrokerEvent[] }[],
   ): Promise<void> {
     const keys = records.map((record) => `${source.name}:${record.id}`);
-    // A record another relay is already working on may have had these very events published
-    // and cleared by it (it read them from the record): that one is read again, not trusted.
-    const contested = new Set(records.filter((_, index) => chains.has(keys[index]!)));
+    // A record that a relay reading its outbox is waiting for or working on may have had these
+    // very events published and cleared by it: that one is read again, not trusted. One that only
+    // relays of what other writes handed over are working on is not (they publish only their
+    // own events): these go after theirs, in order, without a read.
+    const contested = new Set(records.filter((_, index) => reading.has(keys[index]!)));
     const before = Promise.all(keys.map((key) => chains.get(key)));
     const run = before.then(async () => {
       await Promise.all([...contested].map((record) => relayRecord(source, record.id)));
@@ -110,6 +114,7 @@ export function createEventRelay(options: EventRelayOptions) {
 
   function enqueue(source: OutboxSource, id: string): Promise<void> {
     const key = `${source.name}:${id}`;
+    reading.set(key, (reading.get(key) ?? 0) + 1);
     const next = (chains.get(key) ?? Promise.resolve())
       .then(() => relayRecord(source, id))
       .catch((error: unknown) => {
@@ -118,6 +123,9 @@ export function createEventRelay(options: EventRelayOptions) {
     chains.set(key, next);
     void next.then(() => {
       if (chains.get(key) === next) chains.delete(key);
+      const left = (reading.get(key) ?? 1) - 1;
+      if (left > 0) reading.set(key, left);
+      else reading.delete(key);
     });
     return next;
   }
