@@ -147,4 +147,51 @@ describe('the relay of what writes just stored', () => {
     expect(reads).toBe(0);
     expect(await source.withPending(100)).toEqual([]);
   });
+  test('when several relays of handed-over records finish close together, then their clears share one write, and a relay reading one of them meanwhile publishes nothing again', async () => {
+    const Records = db.model(
+      'GatheredRecord',
+      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
+    );
+    const records = Array.from({ length: 3 }, (_, i) => ({
+      id: `g${i}`,
+      events: [eventOf(i, 0), eventOf(i, 1)],
+    }));
+    await Records.insertMany(records.map(({ id, events }) => ({ _id: id, ...newOutbox(events) })));
+    const source = outboxSource('gathered_records', Records);
+    let clearingWrites = 0;
+    const counted = {
+      ...source,
+      clear: async (id: string, eventIds: string[]) => {
+        if (eventIds.length > 0) clearingWrites += 1;
+        await source.clear(id, eventIds);
+      },
+      clearMany: async (many: { id: string; eventIds: string[] }[]) => {
+        clearingWrites += 1;
+        await source.clearMany!(many);
+      },
+    };
+    const published: string[] = [];
+    const relay = createEventRelay({
+      sources: [counted],
+      publish: async (event) => {
+        published.push(event.id);
+      },
+      logger: createLogger('relay-test', 'silent'),
+      sweepIntervalMs: 60_000,
+      graceMs: 60_000,
+    });
+
+    // As three batched writes finishing close together do: each hands over its own.
+    const handedOver = records.map((record) => relay.relayWritten(counted, [record]));
+    // A status of the first record's message relays it by reading its outbox.
+    relay.relaySoon(counted, 'g0');
+    await Promise.all(handedOver);
+    await relay.stop();
+
+    expect(published.sort()).toEqual(
+      records.flatMap((record) => record.events.map((event) => event.id)).sort(),
+    );
+    expect(clearingWrites).toBe(1);
+    expect(await source.withPending(100)).toEqual([]);
+  });
 });
