@@ -252,7 +252,9 @@ export async function recordStatusBatch(
  * After a batch's write in which some guard found its message otherwise than it said (a repeat,
  * out of order, changed since it was read, a sent ahead of its acceptance; which one the database
  * does not tell): each message is read again. A status it has seen is recorded (by this batch or
- * before), and the events this batch wrote with it, found still in its outbox, are relayed. The
+ * before); when its outbox holds events, they are relayed from there (by reading it: event ids
+ * are stable, so events this batch wrote and the same ones written earlier and still going out
+ * cannot be told apart, and only the relay's read of the record publishes each once). The
  * others of a message that is now settled (a sent that had arrived before its acceptance was
  * stored, the usual case) are written once more as one change decided from the message as read,
  * all in one command; the events of what is left, or of a change that missed again, go the
@@ -267,14 +269,14 @@ async function retryMissed(
 ): Promise<number[]> {
   const after = await deps.messages.findManyById(written.map((item) => item.id));
   const slow: number[] = [];
-  const landed: { id: string; events: BrokerEvent[] }[] = [];
   const again = new Map<number, Item[]>();
   for (const item of written) {
     const message = after.get(item.id);
     if (message?.statuses_seen.includes(item.status)) {
       const pending = new Set(message.pending_ids);
-      const stored = (ours.get(item.id) ?? []).filter((event) => pending.has(event.id));
-      if (stored.length > 0) landed.push({ id: message._id, events: stored });
+      if ((ours.get(item.id) ?? []).some((event) => pending.has(event.id))) {
+        deps.relay.relaySoon(deps.messages.outbox, message._id);
+      }
       ours.delete(item.id);
     } else if (settledFor(message, item, events[item.event]!.company_id)) {
       again.set(item.id, [...(again.get(item.id) ?? []), item]);
@@ -282,7 +284,6 @@ async function retryMissed(
       slow.push(item.event);
     }
   }
-  deps.relay.relayWrittenSoon(deps.messages.outbox, landed);
   const changes = [...again].flatMap(([id, own]) => {
     const change = changeOf(deps, after.get(id)!, own, now);
     return change ? [change] : [];
