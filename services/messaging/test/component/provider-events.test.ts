@@ -500,8 +500,8 @@ describe('a batch of statuses written together', () => {
     }
     return sent;
   }
-  const statusFor = (message: { message_wamid: string; phone: string; data: string }) =>
-    (status: string) => ({
+  const statusFor =
+    (message: { message_wamid: string; phone: string; data: string }) => (status: string) => ({
       id: message.message_wamid,
       status,
       recipient_id: message.phone,
@@ -520,10 +520,17 @@ describe('a batch of statuses written together', () => {
       ),
     ).length;
 
-  test('when one provider change reports a sent, a delivered, a read and two statuses of one message, then every one is recorded in one write of the messages and each move announced once', async () => {
+  test('when one provider change reports a sent, a delivered, a read and two statuses of a message whose sent is recorded, then every one is recorded in one write of the messages without reading them, and each move announced once', async () => {
     const [first, second, third, fourth] = await quietSends(4);
+    await publishStatus(fourth!.message_id * 1000, statusFor(fourth!)('sent'));
+    await waitFor(async () =>
+      (await statusOf(fourth!.message_id)).history.length === 2 ? true : undefined,
+    );
     const messages = system.stack.messaging.db.collection('messages');
+    /** The stored message, looked at with `find` (not counted). */
+    const stored = async (id: number) => (await messages.find({ id }).toArray())[0];
     const writes = jest.spyOn(messages, 'bulkWrite');
+    const reads = jest.spyOn(messages, 'findOne');
     try {
       await publishStatuses(first!.message_id * 1000, [
         statusFor(first!)('sent'),
@@ -533,14 +540,16 @@ describe('a batch of statuses written together', () => {
         statusFor(fourth!)('read'),
       ]);
       await waitFor(async () =>
-        (await statusOf(fourth!.message_id)).message_status === 'read' ? true : undefined,
+        (await stored(fourth!.message_id))?.status === 'read' ? true : undefined,
       );
       await waitFor(async () =>
-        (await statusOf(first!.message_id)).history.length === 2 ? true : undefined,
+        (await stored(first!.message_id))?.statuses_seen.length === 1 ? true : undefined,
       );
       expect(statusWrites(writes.mock.calls)).toBe(1);
+      expect(reads).not.toHaveBeenCalled();
     } finally {
       writes.mockRestore();
+      reads.mockRestore();
     }
     expect(await historyOf(first!.message_id)).toEqual([
       ['sent', true],
@@ -552,6 +561,7 @@ describe('a batch of statuses written together', () => {
     ]);
     expect(await historyOf(fourth!.message_id)).toEqual([
       ['sent', true],
+      ['sent', false],
       ['delivered', true],
       ['read', true],
     ]);
@@ -573,6 +583,28 @@ describe('a batch of statuses written together', () => {
         ),
       ).toEqual(statuses);
     }
+  });
+
+  test('when two statuses of a message arrive together and it is not in the likely state (its sent never came), then both are still recorded and announced once', async () => {
+    const [unlikely] = await quietSends(1);
+    await publishStatuses(unlikely!.message_id * 1000, [
+      statusFor(unlikely!)('read'),
+      statusFor(unlikely!)('delivered'),
+    ]);
+    await waitFor(async () =>
+      (await statusOf(unlikely!.message_id)).history.length === 3 ? true : undefined,
+    );
+    await sleep(500);
+    expect(await historyOf(unlikely!.message_id)).toEqual([
+      ['sent', true],
+      ['read', true],
+      ['delivered', false],
+    ]);
+    expect(
+      eventsOf(system.events, 'message_status_updated', unlikely!.message_id).map(
+        (event) => (event.data as { status: string }).status,
+      ),
+    ).toEqual(['sent', 'read']);
   });
 
   test('when a status of the batch finds its message moved on (a delivered after the read), then it joins the history unapplied, the others land, and nothing is looked up by wamid', async () => {

@@ -9,8 +9,24 @@ import type { DeliveryStatus, HistoryEntry, Messages } from './message-documents
  */
 export interface StatusChange {
   id: number;
-  /** The state the change was decided from. */
-  from: { status: StoredMessageStatus; seen: number };
+  /**
+   * The state the change was decided from: its status and how many statuses it had seen, or,
+   * for a state assumed rather than read, which ones (`statuses`) and whose message it is
+   * (`owner`: the organization's outbound message accepted under that wamid, with that contact,
+   * campaign and number).
+   */
+  from: {
+    status: StoredMessageStatus;
+    seen: number;
+    statuses?: string[];
+    owner?: {
+      wamid: string;
+      company_id: number;
+      contact_id: number;
+      campaign_id: number | null;
+      phone_number_id: string;
+    };
+  };
   /** Where the message moves, if anywhere. */
   to: {
     status: StoredMessageStatus;
@@ -116,8 +132,12 @@ function changeWrite(change: StatusChange, now: Date) {
     updateOne: {
       filter: {
         _id: String(change.id),
+        ...(change.from.owner ? { ...change.from.owner, direction: 'outbound' } : {}),
         status: change.from.status,
-        statuses_seen: { $size: change.from.seen },
+        statuses_seen:
+          change.from.statuses && change.from.statuses.length > 0
+            ? { $all: change.from.statuses, $size: change.from.seen }
+            : { $size: change.from.seen },
       },
       update: {
         $set: {

@@ -86,6 +86,46 @@ const settledFor = (message: StoredMessage | undefined, item: Item, company_id: 
   message.wamid === item.wamid;
 
 /**
+ * The state a message whose statuses here are all sent, delivered or read, each naming its
+ * contact and number, most likely is in, for a change decided without reading it: accepted, at
+ * `sent`, having seen the provider's `sent` unless it is among them (the provider reports sent
+ * first, and a batch seldom holds the statuses of a message from before it). The change is
+ * guarded by exactly that state and by whose message it is, so a wrong guess writes nothing and
+ * is looked at again (see retryMissed).
+ */
+function assumedState(items: Item[], company_id: number) {
+  const [first] = items;
+  const complete = items.every(
+    (item) =>
+      item.status !== 'failed' && item.contact_id !== undefined && item.phone_number_id !== undefined,
+  );
+  if (!first || !complete) return undefined;
+  const seen = items.some((item) => item.status === 'sent') ? [] : ['sent'];
+  // What a change and its events read of a message: nothing else is filled in (no failed here,
+  // whose message_failed names the phone).
+  const message = {
+    id: first.id,
+    company_id,
+    contact_id: first.contact_id!,
+    campaign_id: first.campaign_id ?? null,
+    phone_number_id: first.phone_number_id!,
+    wamid: first.wamid,
+    status: 'sent',
+    statuses_seen: seen,
+  } as StoredMessage;
+  return {
+    message,
+    owner: {
+      wamid: first.wamid,
+      company_id,
+      contact_id: message.contact_id,
+      campaign_id: message.campaign_id,
+      phone_number_id: first.phone_number_id!,
+    },
+  };
+}
+
+/**
  * The statuses of one message, in arrival order, as one change decided from the message as read:
  * each status recorded once, a move only forward (the rules of recordStatuses).
  */
@@ -124,13 +164,16 @@ function changeOf(deps: StatusDeps, message: StoredMessage, items: Item[], now: 
 
 /**
  * Statuses of many provider events at once (what recordStatuses does for one, with the same
- * guarantees): the messages they name are read side by side, each message's statuses become one
- * write guarded by the state it was decided from, all in one bulk write, and their events are
- * relayed in one batch. What the fast path cannot take — a status without our callback data, a
- * message not found, still pending, of another organization or under another wamid — goes through
- * recordStatuses one event at a time, as does the whole batch when a guard found its message
- * changed meanwhile (recordStatuses reads again and records only what is not recorded yet).
- * Answers one outcome per event: undefined, or the error that sends it back to the broker.
+ * guarantees): each message's statuses become one write guarded by the state it was decided
+ * from, all in one bulk write, and their events are relayed in one batch. That state is read
+ * (side by side) only when it cannot be known otherwise: a status alone of its message needs
+ * none (its guard says what it moves from), nor do several of a message that name its contact
+ * and number (see assumedState). When a guard misses, the messages are read and what is left is
+ * written once more (see retryMissed). What the fast path cannot take — a status without our
+ * callback data, a message not found, still pending, of another organization or under another
+ * wamid — goes through recordStatuses one event at a time (it reads again and records only what
+ * is not recorded yet). Answers one outcome per event: undefined, or the error that sends it back
+ * to the broker.
  */
 export async function recordStatusBatch(
   deps: StatusDeps,
@@ -155,8 +198,20 @@ export async function recordStatusBatch(
       !slow.has(item.event) &&
       (item.status === 'sent' || blindMove(item) !== undefined),
   );
-  const read = items.filter((item) => !unread.includes(item));
+  const several = items.filter((item) => !unread.includes(item));
+  // A message with several statuses here, all of one wamid and each naming its contact and
+  // number, is not read either: its change is decided from the state it most likely is in.
+  const assumed = new Map<number, NonNullable<ReturnType<typeof assumedState>>>();
+  const ofMessage = new Map<number, Item[]>();
+  for (const item of several) ofMessage.set(item.id, [...(ofMessage.get(item.id) ?? []), item]);
+  for (const [id, own] of ofMessage) {
+    if (own.some((item) => slow.has(item.event) || item.wamid !== own[0]!.wamid)) continue;
+    const state = assumedState(own, events[own[0]!.event]!.company_id);
+    if (state) assumed.set(id, state);
+  }
+  const read = several.filter((item) => !assumed.has(item.id));
   const messages = await deps.messages.findManyById(read.map((item) => item.id));
+  for (const [id, state] of assumed) messages.set(id, state.message);
 
   // A message any of whose statuses takes the slow path takes it for all of them (so that they
   // stay in order), and so does every event holding one of them.
@@ -179,7 +234,7 @@ export async function recordStatusBatch(
       }
     }
   }
-  const fast = read.filter((item) => !slow.has(item.event));
+  const fast = several.filter((item) => !slow.has(item.event));
   const sentOnly = unread.filter((item) => !slow.has(item.event) && item.status === 'sent');
   const blind = unread.filter((item) => !slow.has(item.event) && item.status !== 'sent');
 
@@ -187,6 +242,10 @@ export async function recordStatusBatch(
   for (const item of fast) byMessage.set(item.id, [...(byMessage.get(item.id) ?? []), item]);
   const changes = [...byMessage].flatMap(([id, own]) => {
     const change = changeOf(deps, messages.get(id)!, own, now);
+    const owner = assumed.get(id)?.owner;
+    if (change && owner) {
+      change.from = { ...change.from, statuses: messages.get(id)!.statuses_seen, owner };
+    }
     return change ? [change] : [];
   });
   const blindMoves = blind.map((item) => {
