@@ -28,7 +28,7 @@ export function createWriteBatcher<T>(
 ) {
   const { maxBatch = 500, spacingMs = 0 } =
     typeof options === 'number' ? { maxBatch: options } : options;
-  let waiting: Waiting<T>[] = [];
+  const waiting: Waiting<T>[] = [];
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let lastStart = -Infinity;

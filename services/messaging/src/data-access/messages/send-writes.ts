@@ -62,10 +62,9 @@ export function sendWrites(Messages: Messages, wamidKeys: WamidKeys) {
    * it by id when the key is not there yet, and a lookup by wamid that misses the key falls back
    * to the message's own wamid and writes the key then. A failed write is left to those.
    */
-  const wamidKeyWrites = createWriteBatcher<Acceptance>(
-    (items) => wamidKeys.rememberMany(items),
-    { spacingMs: WAMID_KEY_SPACING_MS },
-  );
+  const wamidKeyWrites = createWriteBatcher<Acceptance>((items) => wamidKeys.rememberMany(items), {
+    spacingMs: WAMID_KEY_SPACING_MS,
+  });
 
   /**
    * Acceptances of concurrent sends in one command for all: the messages in one `bulkWrite`

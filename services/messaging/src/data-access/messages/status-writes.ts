@@ -82,7 +82,11 @@ export function statusWrites(Messages: Messages) {
      * which ones did is not told, and the caller looks closer.
      */
     async writeStatuses(
-      { changes, sents, moves }: { changes: StatusChange[]; sents: SentStatus[]; moves: BlindMove[] },
+      {
+        changes,
+        sents,
+        moves,
+      }: { changes: StatusChange[]; sents: SentStatus[]; moves: BlindMove[] },
       now: Date,
     ): Promise<number> {
       const writes = [

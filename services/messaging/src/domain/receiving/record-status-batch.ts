@@ -97,7 +97,9 @@ function assumedState(items: Item[], company_id: number) {
   const [first] = items;
   const complete = items.every(
     (item) =>
-      item.status !== 'failed' && item.contact_id !== undefined && item.phone_number_id !== undefined,
+      item.status !== 'failed' &&
+      item.contact_id !== undefined &&
+      item.phone_number_id !== undefined,
   );
   if (!first || !complete) return undefined;
   const seen = items.some((item) => item.status === 'sent') ? [] : ['sent'];
