@@ -607,6 +607,34 @@ describe('a batch of statuses written together', () => {
     ).toEqual(['sent', 'read']);
   });
 
+  test('when a status comes the one-by-one way for a sent message whose wamid key is not written yet, then its callback data finds the message', async () => {
+    const [keyless, keyed] = await quietSends(2);
+    const keys = system.stack.messaging.db.collection<{ _id: string }>('wamid_keys');
+    // Keys follow acceptances: wait for both, then take one away as if it had not come yet.
+    await waitFor(async () =>
+      (await keys.countDocuments({
+        _id: { $in: [keyless!.message_wamid, keyed!.message_wamid] },
+      })) === 2
+        ? true
+        : undefined,
+    );
+    await keys.deleteOne({ _id: keyless!.message_wamid });
+    // A status without callback data beside it sends the whole change the one-by-one way.
+    await publishStatuses(keyless!.message_id * 1000, [
+      statusFor(keyless!)('delivered'),
+      { id: keyed!.message_wamid, status: 'delivered', recipient_id: keyed!.phone },
+    ]);
+    for (const message of [keyless!, keyed!]) {
+      await waitFor(async () =>
+        (await statusOf(message.message_id)).message_status === 'delivered' ? true : undefined,
+      );
+    }
+    expect(await historyOf(keyless!.message_id)).toEqual([
+      ['sent', true],
+      ['delivered', true],
+    ]);
+  });
+
   test('when a status of the batch finds its message moved on (a delivered after the read), then it joins the history unapplied, the others land, and nothing is looked up by wamid', async () => {
     const [late, beside] = await quietSends(2);
     await publishStatus(late!.message_id * 1000, statusFor(late!)('read'));

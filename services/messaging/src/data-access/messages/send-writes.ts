@@ -6,7 +6,7 @@ import { findMessageById, type Messages, type StoredMessage } from './message-do
 import type { WamidKeys } from './wamid-keys';
 
 /** The least time between two writes of wamid keys under load (idle, a key goes at once). */
-const WAMID_KEY_SPACING_MS = 250;
+const WAMID_KEY_SPACING_MS = 1_000;
 
 interface Acceptance {
   message: Pick<StoredMessage, 'id' | 'company_id'>;
