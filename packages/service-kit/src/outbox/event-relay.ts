@@ -123,16 +123,18 @@ export function createEventRelay(options: EventRelayOptions) {
     });
     // The record's next relay of handed-over events goes once these are published; their clear
     // follows apart (see clearLater), so that it does not hold the record's next events.
+    // Their clear is handed on before the record is let go, so that a relay reading it next
+    // always finds the clear to wait for.
+    let cleared: Promise<void> = Promise.resolve();
     const publishedAll = run.then(
-      () => undefined,
+      (published) => {
+        cleared = clearLater(source, published);
+      },
       (error: unknown) => {
         log.warn({ err: error, source: source.name }, 'events not published yet; will retry');
       },
     );
-    const settled = run.then(
-      (published) => clearLater(source, published),
-      () => undefined,
-    );
+    const settled = publishedAll.then(() => cleared);
     handing.add(settled);
     void settled.then(() => handing.delete(settled));
     for (const key of keys) chains.set(key, publishedAll);
