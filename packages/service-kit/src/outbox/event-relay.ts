@@ -1,4 +1,5 @@
 import type { BrokerEvent } from '@switchboard/contracts';
+import { createBatcher, type Batcher } from '../batcher';
 import type { Leases } from '../leases';
 import type { Logger } from '../logger';
 import { jobRunCounter } from '../periodic-job';
@@ -23,6 +24,14 @@ export interface EventRelayOptions {
   leases?: Leases;
 }
 
+/**
+ * How long the clear of published events waits for others of the same source to share its
+ * write. Nothing waits for a clear but a relay that reads the record's outbox (rare: a sweep, a
+ * record a write did not hand over), which waits for it, so that it does not publish again what
+ * went out already.
+ */
+const CLEAR_GATHER_MS = 100;
+
 /** The lease a service's outbox sweep runs under. */
 export const EVENT_RELAY_LEASE = 'event-relay';
 
@@ -37,6 +46,14 @@ export function createEventRelay(options: EventRelayOptions) {
   const log = options.logger.child({ component: 'event-relay' });
   // One relay at a time per record, so that its events go out in order.
   const chains = new Map<string, Promise<void>>();
+  /** Relays waiting or running per record that read its outbox (rather than publish what they hold). */
+  const reading = new Map<string, number>();
+  /** Relays of handed-over records until their clear is written (stop waits for them). */
+  const handing = new Set<Promise<void>>();
+  /** Clears of published events not written yet, per record: a relay reading it waits for them. */
+  const clearing = new Map<string, Promise<void>>();
+  /** Per source with `clearMany`: published events' clears, many records per write. */
+  const clearBatches = new Map<OutboxSource, Batcher<{ id: string; eventIds: string[] }, void>>();
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopped = false;
@@ -72,12 +89,19 @@ export function createEventRelay(options: EventRelayOptions) {
     records: { id: string; events: BrokerEvent[] }[],
   ): Promise<void> {
     const keys = records.map((record) => `${source.name}:${record.id}`);
-    // A record another relay is already working on may have had these very events published
-    // and cleared by it (it read them from the record): that one is read again, not trusted.
-    const contested = new Set(records.filter((_, index) => chains.has(keys[index]!)));
+    // A record that a relay reading its outbox is waiting for or working on may have had these
+    // very events published and cleared by it: that one is read again, not trusted. One that only
+    // relays of what other writes handed over are working on is not (they publish only their
+    // own events): these go after theirs, in order, without a read.
+    const contested = new Set(records.filter((_, index) => reading.has(keys[index]!)));
     const before = Promise.all(keys.map((key) => chains.get(key)));
     const run = before.then(async () => {
-      await Promise.all([...contested].map((record) => relayRecord(source, record.id)));
+      await Promise.all(
+        [...contested].map(async (record) => {
+          await clearing.get(`${source.name}:${record.id}`);
+          await relayRecord(source, record.id);
+        }),
+      );
       const trusted = records.filter((record) => !contested.has(record));
       // Sent in order on one channel; confirms are awaited together.
       const outcomes = await Promise.all(
@@ -91,26 +115,86 @@ export function createEventRelay(options: EventRelayOptions) {
           .filter((_, position) => outcomes[index]![position]!.status === 'fulfilled')
           .map((event) => event.id),
       }));
-      if (source.clearMany) await source.clearMany(published);
-      else for (const record of published) await source.clear(record.id, record.eventIds);
       const failed = published.some((record, index) => {
         return record.eventIds.length < trusted[index]!.events.length;
       });
       if (failed) log.warn({ source: source.name }, 'events not published yet; will retry');
+      return published;
     });
-    const settled = run.catch((error: unknown) => {
-      log.warn({ err: error, source: source.name }, 'events not published yet; will retry');
-    });
-    for (const key of keys) chains.set(key, settled);
-    void settled.then(() => {
-      for (const key of keys) if (chains.get(key) === settled) chains.delete(key);
+    // The record's next relay of handed-over events goes once these are published; their clear
+    // follows apart (see clearLater), so that it does not hold the record's next events.
+    // Their clear is handed on before the record is let go, so that a relay reading it next
+    // always finds the clear to wait for.
+    let cleared: Promise<void> = Promise.resolve();
+    const publishedAll = run.then(
+      (published) => {
+        cleared = clearLater(source, published);
+      },
+      (error: unknown) => {
+        log.warn({ err: error, source: source.name }, 'events not published yet; will retry');
+      },
+    );
+    const settled = publishedAll.then(() => cleared);
+    handing.add(settled);
+    void settled.then(() => handing.delete(settled));
+    for (const key of keys) chains.set(key, publishedAll);
+    void publishedAll.then(() => {
+      for (const key of keys) if (chains.get(key) === publishedAll) chains.delete(key);
     });
     return settled;
   }
 
+  /**
+   * Clears published events of handed-over records: with `clearMany`, gathered with other
+   * records' of the source for `CLEAR_GATHER_MS` into one write. A failed clear leaves the events
+   * for the sweep (published again, never lost).
+   */
+  function clearLater(
+    source: OutboxSource,
+    published: { id: string; eventIds: string[] }[],
+  ): Promise<void> {
+    const due = published.filter((record) => record.eventIds.length > 0);
+    if (due.length === 0) return Promise.resolve();
+    const clearMany = source.clearMany?.bind(source);
+    let batches = clearBatches.get(source);
+    if (!batches && clearMany) {
+      batches = createBatcher({
+        maxItems: 500,
+        maxWaitMs: CLEAR_GATHER_MS,
+        run: async (records) => {
+          await clearMany(records);
+          return records.map(() => undefined);
+        },
+      });
+      clearBatches.set(source, batches);
+    }
+    const held = batches;
+    const done = (
+      held
+        ? Promise.all(due.map((record) => held.add(record))).then(() => undefined)
+        : (async () => {
+            for (const record of due) await source.clear(record.id, record.eventIds);
+          })()
+    ).catch((error: unknown) => {
+      log.warn({ err: error, source: source.name }, 'published events not cleared yet');
+    });
+    const keys = due.map((record) => `${source.name}:${record.id}`);
+    for (const key of keys) {
+      const previous = clearing.get(key);
+      clearing.set(key, previous ? Promise.all([previous, done]).then(() => undefined) : done);
+    }
+    const mine = new Map(keys.map((key) => [key, clearing.get(key)]));
+    void done.then(() => {
+      for (const key of keys) if (clearing.get(key) === mine.get(key)) clearing.delete(key);
+    });
+    return done;
+  }
+
   function enqueue(source: OutboxSource, id: string): Promise<void> {
     const key = `${source.name}:${id}`;
+    reading.set(key, (reading.get(key) ?? 0) + 1);
     const next = (chains.get(key) ?? Promise.resolve())
+      .then(() => clearing.get(key))
       .then(() => relayRecord(source, id))
       .catch((error: unknown) => {
         log.warn({ err: error, source: source.name, id }, 'events not published yet; will retry');
@@ -118,6 +202,9 @@ export function createEventRelay(options: EventRelayOptions) {
     chains.set(key, next);
     void next.then(() => {
       if (chains.get(key) === next) chains.delete(key);
+      const left = (reading.get(key) ?? 1) - 1;
+      if (left > 0) reading.set(key, left);
+      else reading.delete(key);
     });
     return next;
   }
@@ -192,6 +279,10 @@ export function createEventRelay(options: EventRelayOptions) {
       await gathered;
       await sweeping;
       await Promise.all([...chains.values()]);
+      // What waits to be cleared goes now (drain does not wait for the gathering delay).
+      const clears = Promise.all(handing);
+      await Promise.all([...clearBatches.values()].map((batches) => batches.drain()));
+      await clears;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
 import type { ConversationStatus } from '@switchboard/contracts';
 import { createTtlCache, isDuplicateKeyError } from '@switchboard/service-kit';
@@ -125,9 +126,12 @@ function outboundWrites(items: Outbound[], byAgents: Set<string>, token: string)
           company_id: message.company_id,
           contact_id: message.contact_id,
           phone: message.phone,
-          status: 'open',
+          status: 'open' as const,
           assigned_agent_id: null,
-          // Not agent_replied_at: `$max` sets it (one path cannot be in two operators).
+          last_inbound_at: null,
+          // Not agent_replied_at with an agent's message: `$max` sets it (one path cannot be in
+          // two operators).
+          ...(byAgents.has(_id) ? {} : { agent_replied_at: null }),
           ...(contactName ? {} : { contact_name: message.phone }),
         },
       },
@@ -142,6 +146,9 @@ export function createConversationStore(
   changed: ConversationListener = () => undefined,
 ) {
   const Conversations = db.model<StoredConversation>('Conversation', conversationSchema);
+  // The driver alone for the sends' batched writes: they are built complete here (every field a
+  // new conversation has), and mongoose's casting of each was most of their cost in this process.
+  const collection = Conversations.collection as unknown as Collection<StoredConversation>;
 
   const byId = (_id: string) => Conversations.findOne({ _id }).lean<StoredConversation>().exec();
 
@@ -170,14 +177,14 @@ export function createConversationStore(
     // In order: every mark lands before the upsert that empties its conversation's unread.
     let hadUnread = true;
     try {
-      const result = await Conversations.bulkWrite([...marks, ...upserts], { ordered: true });
+      const result = await collection.bulkWrite([...marks, ...upserts], { ordered: true });
       // Each upsert matched its conversation or created it; what else matched was a mark.
       hadUnread = result.matchedCount - (upserts.length - result.upsertedCount) > 0;
     } catch (error) {
       // Two first upserts of one conversation can race (one gets E11000): the document exists
       // now, so the upserts go once more, where they are plain updates (the marks all ran).
       if (!isDuplicateKeyError(error) && !onlyDuplicateKeyErrors(error)) throw error;
-      await Conversations.bulkWrite(upserts, { ordered: false });
+      await collection.bulkWrite(upserts, { ordered: false });
     }
     if (hadUnread) {
       // Made read by this batch: the console hears of each, with the state it has now.

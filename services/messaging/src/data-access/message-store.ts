@@ -16,7 +16,7 @@ export {
   type NewMessage,
   type StoredMessage,
 } from './messages/message-documents';
-export type { StatusChange } from './messages/status-writes';
+export type { BlindMove, SentStatus, StatusChange } from './messages/status-writes';
 
 /**
  * The messages, sent and received, and their wamid keys. Each concern is a module of its own

@@ -481,6 +481,203 @@ describe('statuses recorded without reading the message', () => {
   });
 });
 
+describe('a batch of statuses written together', () => {
+  /** Sends to new numbers that get no statuses from the simulator; each with its callback data. */
+  async function quietSends(count: number) {
+    const sent: { message_id: number; message_wamid: string; phone: string; data: string }[] = [];
+    for (let index = 0; index < count; index++) {
+      const phone = uniquePhone();
+      await system.sim('POST', '/faults', { to: phone, count: 1, statuses: [] });
+      const answer = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Quiet' });
+      expect(answer.status).toBe(200);
+      const { message_id, message_wamid } = answer.body as {
+        message_id: number;
+        message_wamid: string;
+      };
+      const { sent: requests } = await system.sim('GET', `/sent?wamid=${message_wamid}`);
+      const data = requests[0].request.biz_opaque_callback_data as string;
+      sent.push({ message_id, message_wamid, phone, data });
+    }
+    return sent;
+  }
+  const statusFor =
+    (message: { message_wamid: string; phone: string; data: string }) => (status: string) => ({
+      id: message.message_wamid,
+      status,
+      recipient_id: message.phone,
+      biz_opaque_callback_data: message.data,
+    });
+  const historyOf = async (id: number) =>
+    (await statusOf(id)).history.map((entry: { status: string; applied: boolean }) => [
+      entry.status,
+      entry.applied,
+    ]);
+  /** Writes of statuses to the messages (each pushes to a history; the relay's clears do not). */
+  const statusWrites = (calls: unknown[][]) =>
+    calls.filter(([operations]) =>
+      (operations as { updateOne?: { update: { $push?: { history?: unknown } } } }[]).some(
+        (operation) => operation.updateOne?.update.$push?.history !== undefined,
+      ),
+    ).length;
+
+  test('when one provider change reports a sent, a delivered, a read and two statuses of a message whose sent is recorded, then every one is recorded in one write of the messages without reading them, and each move announced once', async () => {
+    const [first, second, third, fourth] = await quietSends(4);
+    await publishStatus(fourth!.message_id * 1000, statusFor(fourth!)('sent'));
+    await waitFor(async () =>
+      (await statusOf(fourth!.message_id)).history.length === 2 ? true : undefined,
+    );
+    const messages = system.stack.messaging.db.collection('messages');
+    /** The stored message, looked at with `find` (not counted). */
+    const stored = async (id: number) => (await messages.find({ id }).toArray())[0];
+    const writes = jest.spyOn(messages, 'bulkWrite');
+    const reads = jest.spyOn(messages, 'findOne');
+    try {
+      await publishStatuses(first!.message_id * 1000, [
+        statusFor(first!)('sent'),
+        statusFor(second!)('delivered'),
+        statusFor(third!)('read'),
+        statusFor(fourth!)('delivered'),
+        statusFor(fourth!)('read'),
+      ]);
+      await waitFor(async () =>
+        (await stored(fourth!.message_id))?.status === 'read' ? true : undefined,
+      );
+      await waitFor(async () =>
+        (await stored(first!.message_id))?.statuses_seen.length === 1 ? true : undefined,
+      );
+      expect(statusWrites(writes.mock.calls)).toBe(1);
+      expect(reads).not.toHaveBeenCalled();
+    } finally {
+      writes.mockRestore();
+      reads.mockRestore();
+    }
+    expect(await historyOf(first!.message_id)).toEqual([
+      ['sent', true],
+      ['sent', false],
+    ]);
+    expect(await historyOf(second!.message_id)).toEqual([
+      ['sent', true],
+      ['delivered', true],
+    ]);
+    expect(await historyOf(fourth!.message_id)).toEqual([
+      ['sent', true],
+      ['sent', false],
+      ['delivered', true],
+      ['read', true],
+    ]);
+    await waitFor(() =>
+      eventsOf(system.events, 'message_status_updated', fourth!.message_id).length === 3
+        ? true
+        : undefined,
+    );
+    await sleep(500);
+    for (const [message, statuses] of [
+      [first!, ['sent']],
+      [second!, ['sent', 'delivered']],
+      [third!, ['sent', 'read']],
+      [fourth!, ['sent', 'delivered', 'read']],
+    ] as const) {
+      expect(
+        eventsOf(system.events, 'message_status_updated', message.message_id).map(
+          (event) => (event.data as { status: string }).status,
+        ),
+      ).toEqual(statuses);
+    }
+  });
+
+  test('when two statuses of a message arrive together and it is not in the likely state (its sent never came), then both are still recorded and announced once', async () => {
+    const [unlikely] = await quietSends(1);
+    await publishStatuses(unlikely!.message_id * 1000, [
+      statusFor(unlikely!)('read'),
+      statusFor(unlikely!)('delivered'),
+    ]);
+    await waitFor(async () =>
+      (await statusOf(unlikely!.message_id)).history.length === 3 ? true : undefined,
+    );
+    await sleep(500);
+    expect(await historyOf(unlikely!.message_id)).toEqual([
+      ['sent', true],
+      ['read', true],
+      ['delivered', false],
+    ]);
+    expect(
+      eventsOf(system.events, 'message_status_updated', unlikely!.message_id).map(
+        (event) => (event.data as { status: string }).status,
+      ),
+    ).toEqual(['sent', 'read']);
+  });
+
+  test('when a status comes the one-by-one way for a sent message whose wamid key is not written yet, then its callback data finds the message', async () => {
+    const [keyless, keyed] = await quietSends(2);
+    const keys = system.stack.messaging.db.collection<{ _id: string }>('wamid_keys');
+    // Keys follow acceptances: wait for both, then take one away as if it had not come yet.
+    await waitFor(async () =>
+      (await keys.countDocuments({
+        _id: { $in: [keyless!.message_wamid, keyed!.message_wamid] },
+      })) === 2
+        ? true
+        : undefined,
+    );
+    await keys.deleteOne({ _id: keyless!.message_wamid });
+    // A status without callback data beside it sends the whole change the one-by-one way.
+    await publishStatuses(keyless!.message_id * 1000, [
+      statusFor(keyless!)('delivered'),
+      { id: keyed!.message_wamid, status: 'delivered', recipient_id: keyed!.phone },
+    ]);
+    for (const message of [keyless!, keyed!]) {
+      await waitFor(async () =>
+        (await statusOf(message.message_id)).message_status === 'delivered' ? true : undefined,
+      );
+    }
+    expect(await historyOf(keyless!.message_id)).toEqual([
+      ['sent', true],
+      ['delivered', true],
+    ]);
+  });
+
+  test('when a status of the batch finds its message moved on (a delivered after the read), then it joins the history unapplied, the others land, and nothing is looked up by wamid', async () => {
+    const [late, beside] = await quietSends(2);
+    await publishStatus(late!.message_id * 1000, statusFor(late!)('read'));
+    await waitFor(async () =>
+      (await statusOf(late!.message_id)).message_status === 'read' ? true : undefined,
+    );
+    // The one-by-one way starts from the wamid's key; the batch's second try does not need it.
+    const keys = system.stack.messaging.db.collection('wamid_keys');
+    const lookups = jest.spyOn(keys, 'findOne');
+    try {
+      await publishStatuses(late!.message_id * 1000 + 1, [
+        statusFor(late!)('delivered'),
+        statusFor(beside!)('delivered'),
+      ]);
+      await waitFor(async () =>
+        (await statusOf(late!.message_id)).history.length === 3 ? true : undefined,
+      );
+      await waitFor(async () =>
+        (await statusOf(beside!.message_id)).message_status === 'delivered' ? true : undefined,
+      );
+      expect(lookups).not.toHaveBeenCalled();
+    } finally {
+      lookups.mockRestore();
+    }
+    expect(await historyOf(late!.message_id)).toEqual([
+      ['sent', true],
+      ['read', true],
+      ['delivered', false],
+    ]);
+    await sleep(500);
+    expect(
+      eventsOf(system.events, 'message_status_updated', late!.message_id).map(
+        (event) => (event.data as { status: string }).status,
+      ),
+    ).toEqual(['sent', 'read']);
+    expect(
+      eventsOf(system.events, 'message_status_updated', beside!.message_id).map(
+        (event) => (event.data as { status: string }).status,
+      ),
+    ).toEqual(['sent', 'delivered']);
+  });
+});
+
 describe('account and display-name decisions', () => {
   const eventFor = (name: string, predicate: (data: Record<string, unknown>) => boolean) =>
     waitFor(() =>
@@ -598,7 +795,11 @@ async function pendingCopyOf(phone: string, text: string, offset: number): Promi
 }
 
 /** One provider status for `wamid`, as inbound publishes it. */
-async function publishStatus(id: number, item: Record<string, unknown>): Promise<void> {
+const publishStatus = (id: number, item: Record<string, unknown>) => publishStatuses(id, [item]);
+
+/** One provider change reporting several statuses, as inbound publishes it. */
+async function publishStatuses(id: number, items: Record<string, unknown>[]): Promise<void> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
   const status = {
     id: `test:status:${id}`,
     company_id: org.company_id,
@@ -608,7 +809,7 @@ async function publishStatus(id: number, item: Record<string, unknown>): Promise
     value: {
       messaging_product: 'whatsapp',
       metadata: { phone_number_id: phoneNumberId, display_phone_number: '1' },
-      statuses: [{ timestamp: String(Math.floor(Date.now() / 1000)), ...item }],
+      statuses: items.map((item) => ({ timestamp, ...item })),
     },
     received_at: new Date().toISOString(),
   };

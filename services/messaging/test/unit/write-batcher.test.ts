@@ -65,3 +65,40 @@ describe('createWriteBatcher', () => {
     await batcher.drain();
   });
 });
+
+describe('createWriteBatcher with a spacing', () => {
+  test('when idle, then an item is written at once; under load, then items gather until the next write is due and share it', async () => {
+    const writes: { items: number[]; at: number }[] = [];
+    const batcher = createWriteBatcher<number>(
+      async (items) => {
+        writes.push({ items, at: Date.now() });
+      },
+      { spacingMs: 200 },
+    );
+    const first = batcher.add(1);
+    // Written at once, not behind a timer.
+    expect(writes).toHaveLength(1);
+    await first;
+
+    const later = [2, 3, 4].map((n) => batcher.add(n));
+    expect(writes).toHaveLength(1);
+    await Promise.all(later);
+    expect(writes.map((write) => write.items)).toEqual([[1], [2, 3, 4]]);
+    expect(writes[1]!.at - writes[0]!.at).toBeGreaterThanOrEqual(190);
+  });
+
+  test('when drained, then what waits for its turn is written at once', async () => {
+    const writes: number[][] = [];
+    const batcher = createWriteBatcher<number>(
+      async (items) => {
+        writes.push(items);
+      },
+      { spacingMs: 60_000 },
+    );
+    await batcher.add(1);
+    const second = batcher.add(2);
+    await batcher.drain();
+    await second;
+    expect(writes).toEqual([[1], [2]]);
+  });
+});

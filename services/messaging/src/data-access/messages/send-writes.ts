@@ -1,9 +1,12 @@
 import type { BrokerEvent } from '@switchboard/contracts';
-import { addToOutbox } from '@switchboard/service-kit';
+import { addToOutbox, stringKeyed } from '@switchboard/service-kit';
 import { op } from '../mongo-helpers';
 import { createWriteBatcher } from '../write-batcher';
 import { findMessageById, type Messages, type StoredMessage } from './message-documents';
 import type { WamidKeys } from './wamid-keys';
+
+/** The least time between two writes of wamid keys under load (idle, a key goes at once). */
+const WAMID_KEY_SPACING_MS = 1_000;
 
 interface Acceptance {
   message: Pick<StoredMessage, 'id' | 'company_id'>;
@@ -39,28 +42,46 @@ function acceptanceUpdate({ message, wamid, now, events }: Acceptance) {
 export function sendWrites(Messages: Messages, wamidKeys: WamidKeys) {
   const byId = findMessageById(Messages);
 
+  // The driver alone on the hot path: every document and update is built here complete (as
+  // mongoose would store it), and mongoose's casting of each was most of these writes' cost in
+  // this process.
+  const collection = stringKeyed(Messages);
+
   /**
    * Outbound messages stored pending, before their provider call: concurrent sends' inserts go
    * in one `insertMany`. Each is a new id from this process's block, so none can collide.
    */
   const pendingInserts = createWriteBatcher<StoredMessage>(async (messages) => {
-    await Messages.insertMany(messages, { ordered: false, lean: true });
+    await collection.insertMany(messages, { ordered: false });
   });
 
   /**
-   * Acceptances of concurrent sends in two commands for all: their wamid keys in one
-   * `insertMany` (first, so that a status webhook always finds a sent message by its key), then
-   * the messages in one `bulkWrite`. An acceptance whose message was no longer pending matched
-   * nothing; which one is not told by the bulk result, so `accepted` reads them back then.
+   * The wamid keys of accepted messages, written after their acceptance and off the send's
+   * path, many per write (one every `WAMID_KEY_SPACING_MS` under load). Nothing on the send or
+   * status path waits for them: a status of ours names its message in its callback data and finds
+   * it by id when the key is not there yet, and a lookup by wamid that misses the key falls back
+   * to the message's own wamid and writes the key then. A failed write is left to those.
+   */
+  const wamidKeyWrites = createWriteBatcher<Acceptance>((items) => wamidKeys.rememberMany(items), {
+    spacingMs: WAMID_KEY_SPACING_MS,
+  });
+
+  /**
+   * Acceptances of concurrent sends in one command for all: the messages in one `bulkWrite`
+   * (their wamid keys follow, see `wamidKeyWrites`). An acceptance whose message was no longer
+   * pending matched nothing; which one is not told by the bulk result, so `accepted` reads them
+   * back then.
    */
   const acceptances = createWriteBatcher<Acceptance & { matched?: boolean }>(async (items) => {
-    await wamidKeys.rememberMany(items);
-    const result = await Messages.bulkWrite(
+    const result = await collection.bulkWrite(
       items.map((item) => ({ updateOne: acceptanceUpdate(item) })),
       { ordered: false },
     );
     const allMatched = result.matchedCount === items.length;
-    for (const item of items) item.matched = allMatched ? true : undefined;
+    for (const item of items) {
+      item.matched = allMatched ? true : undefined;
+      wamidKeyWrites.add(item).catch(() => undefined);
+    }
   });
 
   return {
@@ -73,8 +94,8 @@ export function sendWrites(Messages: Messages, wamidKeys: WamidKeys) {
     },
 
     /**
-     * As `markAccepted`, written with other sends' acceptances (one command for their wamid keys,
-     * one for the messages). False when the message was no longer pending.
+     * As `markAccepted`, written with other sends' acceptances in one command (their wamid keys
+     * follow in the background). False when the message was no longer pending.
      */
     async accepted(
       message: Pick<StoredMessage, 'id' | 'company_id'>,
@@ -95,7 +116,10 @@ export function sendWrites(Messages: Messages, wamidKeys: WamidKeys) {
     },
 
     /** Resolves once the batched writes handed over so far are done. */
-    drain: () => Promise.all([pendingInserts.drain(), acceptances.drain()]),
+    drain: async () => {
+      await Promise.all([pendingInserts.drain(), acceptances.drain()]);
+      await wamidKeyWrites.drain();
+    },
 
     /** Takes the send of a pending message, unless another attempt holds a live lease on it. */
     async claim(id: number, now: Date, leaseMs: number): Promise<StoredMessage | null> {

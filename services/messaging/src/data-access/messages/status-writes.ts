@@ -9,8 +9,24 @@ import type { DeliveryStatus, HistoryEntry, Messages } from './message-documents
  */
 export interface StatusChange {
   id: number;
-  /** The state the change was decided from. */
-  from: { status: StoredMessageStatus; seen: number };
+  /**
+   * The state the change was decided from: its status and how many statuses it had seen, or,
+   * for a state assumed rather than read, which ones (`statuses`) and whose message it is
+   * (`owner`: the organization's outbound message accepted under that wamid, with that contact,
+   * campaign and number).
+   */
+  from: {
+    status: StoredMessageStatus;
+    seen: number;
+    statuses?: string[];
+    owner?: {
+      wamid: string;
+      company_id: number;
+      contact_id: number;
+      campaign_id: number | null;
+      phone_number_id: string;
+    };
+  };
   /** Where the message moves, if anywhere. */
   to: {
     status: StoredMessageStatus;
@@ -60,145 +76,147 @@ export function statusWrites(Messages: Messages) {
     },
 
     /**
-     * Applies status changes to many messages in as few writes as the database allows (each by
-     * `_id`, guarded by the state it was decided from); answers how many found that state.
+     * Writes a batch of statuses in as few commands as the database allows (one, up to its
+     * statement limit): `changes` decided from the messages as read, `sents` and `moves` without
+     * a read (see their builders). Answers how many of the writes landed; when fewer than all,
+     * which ones did is not told, and the caller looks closer.
      */
-    async applyStatusChanges(changes: StatusChange[], now: Date): Promise<number> {
+    async writeStatuses(
+      {
+        changes,
+        sents,
+        moves,
+      }: { changes: StatusChange[]; sents: SentStatus[]; moves: BlindMove[] },
+      now: Date,
+    ): Promise<number> {
+      const writes = [
+        ...changes.map((change) => changeWrite(change, now)),
+        ...moves.map((move) => moveWrite(move, now)),
+        ...sents.map((sent) => sentWrite(sent, now)),
+      ];
       let matched = 0;
-      for (const slice of slices(changes)) {
-        const result = await stringKeyed(Messages).bulkWrite(
-          slice.map((change) => {
-            const outbox = addToOutbox(change.events);
-            const times = Object.entries(change.to?.times ?? {}).map(
-              ([status, at]) => [`status_times.${status}`, at] as const,
-            );
-            return {
-              updateOne: {
-                filter: {
-                  _id: String(change.id),
-                  status: change.from.status,
-                  statuses_seen: { $size: change.from.seen },
-                },
-                update: {
-                  $set: {
-                    updated_at: now,
-                    ...(change.to
-                      ? {
-                          status: change.to.status,
-                          ...Object.fromEntries(times),
-                          ...(change.to.error !== undefined ? { error: change.to.error } : {}),
-                        }
-                      : {}),
-                    ...outbox.set,
-                  },
-                  $push: { history: { $each: change.history } },
-                  $addToSet: { statuses_seen: { $each: change.statuses }, ...outbox.addToSet },
-                },
-              },
-            };
-          }),
-          { ordered: false },
-        );
+      for (const slice of slices(writes)) {
+        const result = await stringKeyed(Messages).bulkWrite(slice, { ordered: false });
         matched += result.matchedCount;
       }
       return matched;
     },
+  };
+}
 
-    /**
-     * Records the provider's `sent` of accepted messages without reading them: `sent` never moves
-     * a message (acceptance did) and carries no event, so each is one write by `_id`, guarded so
-     * that it lands only on the organization's outbound message accepted under that wamid and
-     * only once. Answers how many landed; one that did not was a repeat or needs a closer look.
-     */
-    async recordSentStatuses(
-      items: { id: number; wamid: string; company_id: number; at: Date }[],
-      now: Date,
-    ): Promise<number> {
-      let matched = 0;
-      for (const slice of slices(items)) {
-        const result = await stringKeyed(Messages).bulkWrite(
-          slice.map((item) => ({
-            updateOne: {
-              filter: {
-                _id: String(item.id),
-                wamid: item.wamid,
-                company_id: item.company_id,
-                direction: 'outbound',
-                statuses_seen: { $ne: 'sent' },
-              },
-              update: {
-                $set: { updated_at: now },
-                $push: { history: { status: 'sent', at: item.at, applied: false } },
-                $addToSet: { statuses_seen: 'sent' },
-              },
-            },
-          })),
-          { ordered: false },
-        );
-        matched += result.matchedCount;
-      }
-      return matched;
+/** The provider's `sent` of an accepted message, recorded without reading it (see sentWrite). */
+export interface SentStatus {
+  id: number;
+  wamid: string;
+  company_id: number;
+  at: Date;
+}
+
+/** A delivered or read moving an accepted message without reading it (see moveWrite). */
+export interface BlindMove {
+  id: number;
+  wamid: string;
+  company_id: number;
+  contact_id: number;
+  campaign_id: number | null;
+  phone_number_id: string;
+  status: DeliveryStatus;
+  from: StoredMessageStatus[];
+  at: Date;
+  events: BrokerEvent[];
+}
+
+/** A change decided from the message as read, by `_id`, guarded by the state it was decided from. */
+function changeWrite(change: StatusChange, now: Date) {
+  const outbox = addToOutbox(change.events);
+  const times = Object.entries(change.to?.times ?? {}).map(
+    ([status, at]) => [`status_times.${status}`, at] as const,
+  );
+  return {
+    updateOne: {
+      filter: {
+        _id: String(change.id),
+        ...(change.from.owner ? { ...change.from.owner, direction: 'outbound' } : {}),
+        status: change.from.status,
+        statuses_seen:
+          change.from.statuses && change.from.statuses.length > 0
+            ? { $all: change.from.statuses, $size: change.from.seen }
+            : { $size: change.from.seen },
+      },
+      update: {
+        $set: {
+          updated_at: now,
+          ...(change.to
+            ? {
+                status: change.to.status,
+                ...Object.fromEntries(times),
+                ...(change.to.error !== undefined ? { error: change.to.error } : {}),
+              }
+            : {}),
+          ...outbox.set,
+        },
+        $push: { history: { $each: change.history } },
+        $addToSet: { statuses_seen: { $each: change.statuses }, ...outbox.addToSet },
+      },
     },
+  };
+}
 
-    /**
-     * Moves accepted messages forward to a status without reading them first (their status
-     * webhook named the message, its contact and campaign): each is one write by `_id`, guarded
-     * so that it lands only on the organization's outbound message accepted under that wamid,
-     * from a status the move is allowed from (`from`), with the status not seen before, and
-     * writes the move's events with it. Answers how many landed; one that did not was a repeat,
-     * out of order, or not what its status said, and needs a closer look.
-     */
-    async moveWithoutRead(
-      items: {
-        id: number;
-        wamid: string;
-        company_id: number;
-        contact_id: number;
-        campaign_id: number | null;
-        phone_number_id: string;
-        status: DeliveryStatus;
-        from: StoredMessageStatus[];
-        at: Date;
-        events: BrokerEvent[];
-      }[],
-      now: Date,
-    ): Promise<number> {
-      let matched = 0;
-      for (const slice of slices(items)) {
-        const result = await stringKeyed(Messages).bulkWrite(
-          slice.map((item) => {
-            const outbox = addToOutbox(item.events);
-            return {
-              updateOne: {
-                filter: {
-                  _id: String(item.id),
-                  wamid: item.wamid,
-                  company_id: item.company_id,
-                  contact_id: item.contact_id,
-                  campaign_id: item.campaign_id,
-                  phone_number_id: item.phone_number_id,
-                  direction: 'outbound',
-                  status: { $in: item.from },
-                  statuses_seen: { $ne: item.status },
-                },
-                update: {
-                  $set: {
-                    status: item.status,
-                    [`status_times.${item.status}`]: item.at,
-                    updated_at: now,
-                    ...outbox.set,
-                  },
-                  $push: { history: { status: item.status, at: item.at, applied: true } },
-                  $addToSet: { statuses_seen: item.status, ...outbox.addToSet },
-                },
-              },
-            };
-          }),
-          { ordered: false },
-        );
-        matched += result.matchedCount;
-      }
-      return matched;
+/**
+ * The provider's `sent` of an accepted message: `sent` never moves a message (acceptance did) and
+ * carries no event, so it is one write by `_id`, guarded so that it lands only on the
+ * organization's outbound message accepted under that wamid and only once.
+ */
+function sentWrite(item: SentStatus, now: Date) {
+  return {
+    updateOne: {
+      filter: {
+        _id: String(item.id),
+        wamid: item.wamid,
+        company_id: item.company_id,
+        direction: 'outbound',
+        statuses_seen: { $ne: 'sent' },
+      },
+      update: {
+        $set: { updated_at: now },
+        $push: { history: { status: 'sent', at: item.at, applied: false } },
+        $addToSet: { statuses_seen: 'sent' },
+      },
+    },
+  };
+}
+
+/**
+ * A delivered or read whose status webhook named the message, its contact and campaign: one
+ * write by `_id`, guarded so that it lands only on the organization's outbound message accepted
+ * under that wamid, from a status the move is allowed from (`from`), with the status not seen
+ * before, and writes the move's events with it.
+ */
+function moveWrite(item: BlindMove, now: Date) {
+  const outbox = addToOutbox(item.events);
+  return {
+    updateOne: {
+      filter: {
+        _id: String(item.id),
+        wamid: item.wamid,
+        company_id: item.company_id,
+        contact_id: item.contact_id,
+        campaign_id: item.campaign_id,
+        phone_number_id: item.phone_number_id,
+        direction: 'outbound',
+        status: { $in: item.from },
+        statuses_seen: { $ne: item.status },
+      },
+      update: {
+        $set: {
+          status: item.status,
+          [`status_times.${item.status}`]: item.at,
+          updated_at: now,
+          ...outbox.set,
+        },
+        $push: { history: { status: item.status, at: item.at, applied: true } },
+        $addToSet: { statuses_seen: item.status, ...outbox.addToSet },
+      },
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ProviderEventMessage } from '@switchboard/contracts';
+import type { BrokerEvent, ProviderEventMessage } from '@switchboard/contracts';
 import type { HistoryEntry, StatusChange, StoredMessage } from '../../data-access/message-store';
 import { hasRealWamid } from '../../data-access/message-store';
 import { callbackSubjectOf, messageStatusUpdated } from '../message-events';
@@ -86,6 +86,48 @@ const settledFor = (message: StoredMessage | undefined, item: Item, company_id: 
   message.wamid === item.wamid;
 
 /**
+ * The state a message whose statuses here are all sent, delivered or read, each naming its
+ * contact and number, most likely is in, for a change decided without reading it: accepted, at
+ * `sent`, having seen the provider's `sent` unless it is among them (the provider reports sent
+ * first, and a batch seldom holds the statuses of a message from before it). The change is
+ * guarded by exactly that state and by whose message it is, so a wrong guess writes nothing and
+ * is looked at again (see retryMissed).
+ */
+function assumedState(items: Item[], company_id: number) {
+  const [first] = items;
+  const complete = items.every(
+    (item) =>
+      item.status !== 'failed' &&
+      item.contact_id !== undefined &&
+      item.phone_number_id !== undefined,
+  );
+  if (!first || !complete) return undefined;
+  const seen = items.some((item) => item.status === 'sent') ? [] : ['sent'];
+  // What a change and its events read of a message: nothing else is filled in (no failed here,
+  // whose message_failed names the phone).
+  const message = {
+    id: first.id,
+    company_id,
+    contact_id: first.contact_id!,
+    campaign_id: first.campaign_id ?? null,
+    phone_number_id: first.phone_number_id!,
+    wamid: first.wamid,
+    status: 'sent',
+    statuses_seen: seen,
+  } as StoredMessage;
+  return {
+    message,
+    owner: {
+      wamid: first.wamid,
+      company_id,
+      contact_id: message.contact_id,
+      campaign_id: message.campaign_id,
+      phone_number_id: first.phone_number_id!,
+    },
+  };
+}
+
+/**
  * The statuses of one message, in arrival order, as one change decided from the message as read:
  * each status recorded once, a move only forward (the rules of recordStatuses).
  */
@@ -124,13 +166,16 @@ function changeOf(deps: StatusDeps, message: StoredMessage, items: Item[], now: 
 
 /**
  * Statuses of many provider events at once (what recordStatuses does for one, with the same
- * guarantees): the messages they name are read side by side, each message's statuses become one
- * write guarded by the state it was decided from, all in one bulk write, and their events are
- * relayed in one batch. What the fast path cannot take — a status without our callback data, a
- * message not found, still pending, of another organization or under another wamid — goes through
- * recordStatuses one event at a time, as does the whole batch when a guard found its message
- * changed meanwhile (recordStatuses reads again and records only what is not recorded yet).
- * Answers one outcome per event: undefined, or the error that sends it back to the broker.
+ * guarantees): each message's statuses become one write guarded by the state it was decided
+ * from, all in one bulk write, and their events are relayed in one batch. That state is read
+ * (side by side) only when it cannot be known otherwise: a status alone of its message needs
+ * none (its guard says what it moves from), nor do several of a message that name its contact
+ * and number (see assumedState). When a guard misses, the messages are read and what is left is
+ * written once more (see retryMissed). What the fast path cannot take — a status without our
+ * callback data, a message not found, still pending, of another organization or under another
+ * wamid — goes through recordStatuses one event at a time (it reads again and records only what
+ * is not recorded yet). Answers one outcome per event: undefined, or the error that sends it back
+ * to the broker.
  */
 export async function recordStatusBatch(
   deps: StatusDeps,
@@ -145,8 +190,8 @@ export async function recordStatusBatch(
     else slow.add(index);
   });
   // A status that is its message's only one here needs no read when it is a `sent` (see
-  // recordSentStatuses), or a delivered or read whose callback data names the contact and
-  // campaign (see moveWithoutRead): their events can be written without the message.
+  // the sent writes of status-writes), or a delivered or read whose callback data names the
+  // contact and campaign (the moves there): their events can be written without the message.
   const perMessage = new Map<number, number>();
   for (const item of items) perMessage.set(item.id, (perMessage.get(item.id) ?? 0) + 1);
   const unread = items.filter(
@@ -155,8 +200,20 @@ export async function recordStatusBatch(
       !slow.has(item.event) &&
       (item.status === 'sent' || blindMove(item) !== undefined),
   );
-  const read = items.filter((item) => !unread.includes(item));
+  const several = items.filter((item) => !unread.includes(item));
+  // A message with several statuses here, all of one wamid and each naming its contact and
+  // number, is not read either: its change is decided from the state it most likely is in.
+  const assumed = new Map<number, NonNullable<ReturnType<typeof assumedState>>>();
+  const ofMessage = new Map<number, Item[]>();
+  for (const item of several) ofMessage.set(item.id, [...(ofMessage.get(item.id) ?? []), item]);
+  for (const [id, own] of ofMessage) {
+    if (own.some((item) => slow.has(item.event) || item.wamid !== own[0]!.wamid)) continue;
+    const state = assumedState(own, events[own[0]!.event]!.company_id);
+    if (state) assumed.set(id, state);
+  }
+  const read = several.filter((item) => !assumed.has(item.id));
   const messages = await deps.messages.findManyById(read.map((item) => item.id));
+  for (const [id, state] of assumed) messages.set(id, state.message);
 
   // A message any of whose statuses takes the slow path takes it for all of them (so that they
   // stay in order), and so does every event holding one of them.
@@ -179,7 +236,7 @@ export async function recordStatusBatch(
       }
     }
   }
-  const fast = read.filter((item) => !slow.has(item.event));
+  const fast = several.filter((item) => !slow.has(item.event));
   const sentOnly = unread.filter((item) => !slow.has(item.event) && item.status === 'sent');
   const blind = unread.filter((item) => !slow.has(item.event) && item.status !== 'sent');
 
@@ -187,19 +244,12 @@ export async function recordStatusBatch(
   for (const item of fast) byMessage.set(item.id, [...(byMessage.get(item.id) ?? []), item]);
   const changes = [...byMessage].flatMap(([id, own]) => {
     const change = changeOf(deps, messages.get(id)!, own, now);
+    const owner = assumed.get(id)?.owner;
+    if (change && owner) {
+      change.from = { ...change.from, statuses: messages.get(id)!.statuses_seen, owner };
+    }
     return change ? [change] : [];
   });
-  const matched = await deps.messages.applyStatusChanges(changes, now);
-  deps.relay.relayWrittenSoon(
-    deps.messages.outbox,
-    changes
-      .filter((change) => change.events.length > 0 && matched === changes.length)
-      .map((change) => ({ id: String(change.id), events: change.events })),
-  );
-  if (matched < changes.length) {
-    // Some message changed since it was read: every event of the fast path again, one by one.
-    for (const item of fast) slow.add(item.event);
-  }
   const blindMoves = blind.map((item) => {
     const move = blindMove(item)!;
     const message = {
@@ -218,31 +268,31 @@ export async function recordStatusBatch(
       events: [messageStatusUpdated(deps.eventIds, message, item.wamid, item.status, null, now)],
     };
   });
-  const moved = await deps.messages.moveWithoutRead(blindMoves, now);
-  if (moved === blindMoves.length) {
-    deps.relay.relayWrittenSoon(
-      deps.messages.outbox,
-      blindMoves.map((move) => ({ id: String(move.id), events: move.events })),
-    );
+  const sents = sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id }));
+  // Every write of the batch in one command: the changes decided from a read, the moves and the
+  // sent statuses written without one.
+  const landed = await deps.messages.writeStatuses({ changes, sents, moves: blindMoves }, now);
+  if (landed === changes.length + blindMoves.length + sents.length) {
+    deps.relay.relayWrittenSoon(deps.messages.outbox, [
+      ...changes
+        .filter((change) => change.events.length > 0)
+        .map((change) => ({ id: String(change.id), events: change.events })),
+      ...blindMoves.map((move) => ({ id: String(move.id), events: move.events })),
+    ]);
   } else {
-    // A repeat, out of order, or not as named: each again, one by one (those that landed are
-    // found recorded there, and their events relayed from the outbox).
-    for (const item of blind) slow.add(item.event);
-  }
-  const sentRecorded = await deps.messages.recordSentStatuses(
-    sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id })),
-    now,
-  );
-  if (sentRecorded < sentOnly.length) {
-    // A repeat, or a message not (yet) accepted under that wamid: each again, one by one.
-    for (const item of sentOnly) slow.add(item.event);
+    const written = [...fast, ...blind, ...sentOnly];
+    const ours = new Map<number, BrokerEvent[]>([
+      ...changes.map((change) => [change.id, change.events] as const),
+      ...blindMoves.map((move) => [move.id, move.events] as const),
+    ]);
+    for (const event of await retryMissed(deps, events, written, ours, now)) slow.add(event);
   }
 
   deps.logger.debug(
     {
       events: events.length,
       changes: changes.length,
-      sent: sentOnly.length,
+      sent: sents.length,
       moved: blindMoves.length,
       slow: slow.size,
     },
@@ -257,4 +307,58 @@ export async function recordStatusBatch(
     }
   }
   return outcomes;
+}
+
+/**
+ * After a batch's write in which some guard found its message otherwise than it said (a repeat,
+ * out of order, changed since it was read, a sent ahead of its acceptance; which one the database
+ * does not tell): each message is read again. A status it has seen is recorded (by this batch or
+ * before); when its outbox holds events, they are relayed from there (by reading it: event ids
+ * are stable, so events this batch wrote and the same ones written earlier and still going out
+ * cannot be told apart, and only the relay's read of the record publishes each once). The
+ * others of a message that is now settled (a sent that had arrived before its acceptance was
+ * stored, the usual case) are written once more as one change decided from the message as read,
+ * all in one command; the events of what is left, or of a change that missed again, go the
+ * one-by-one way (answered).
+ */
+async function retryMissed(
+  deps: StatusDeps,
+  events: ProviderEventMessage[],
+  written: Item[],
+  ours: Map<number, BrokerEvent[]>,
+  now: Date,
+): Promise<number[]> {
+  const after = await deps.messages.findManyById(written.map((item) => item.id));
+  const slow: number[] = [];
+  const again = new Map<number, Item[]>();
+  for (const item of written) {
+    const message = after.get(item.id);
+    if (message?.statuses_seen.includes(item.status)) {
+      const pending = new Set(message.pending_ids);
+      if ((ours.get(item.id) ?? []).some((event) => pending.has(event.id))) {
+        deps.relay.relaySoon(deps.messages.outbox, message._id);
+      }
+      ours.delete(item.id);
+    } else if (settledFor(message, item, events[item.event]!.company_id)) {
+      again.set(item.id, [...(again.get(item.id) ?? []), item]);
+    } else {
+      slow.push(item.event);
+    }
+  }
+  const changes = [...again].flatMap(([id, own]) => {
+    const change = changeOf(deps, after.get(id)!, own, now);
+    return change ? [change] : [];
+  });
+  const matched = await deps.messages.writeStatuses({ changes, sents: [], moves: [] }, now);
+  if (matched === changes.length) {
+    deps.relay.relayWrittenSoon(
+      deps.messages.outbox,
+      changes
+        .filter((change) => change.events.length > 0)
+        .map((change) => ({ id: String(change.id), events: change.events })),
+    );
+  } else {
+    for (const own of again.values()) for (const item of own) slow.push(item.event);
+  }
+  return slow;
 }

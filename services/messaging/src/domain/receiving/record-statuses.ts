@@ -126,10 +126,11 @@ export function statusEvents(
 }
 
 /**
- * A status for a wamid we never stored, naming one of our pending messages in its
- * `biz_opaque_callback_data`: the process that sent it died after the provider accepted it and
- * before storing that. The acceptance is stored now, as the send would have, so a retry of the
- * send finds the message sent and does not send it again.
+ * A status for a wamid without a key, naming one of our messages in its
+ * `biz_opaque_callback_data`: accepted under that wamid with its key still to be written (keys
+ * follow acceptances), or still pending because the process that sent it died after the provider
+ * accepted it and before storing that. The acceptance is stored now, as the send would have, so
+ * a retry of the send finds the message sent and does not send it again.
  */
 async function adoptAcceptance(
   deps: StatusDeps,
@@ -140,10 +141,10 @@ async function adoptAcceptance(
 ) {
   const id = messageIdOfCallbackData(item.biz_opaque_callback_data);
   if (id === undefined) return null;
-  const adopted = await deps.lock(String(id), async () => {
+  const adopted = await deps.lock(String(id), async (): Promise<StoredMessage | null> => {
     const current = await deps.messages.findById(id);
     if (!current || current.company_id !== company_id || current.direction !== 'outbound') {
-      return false;
+      return null;
     }
     if (current.status === 'failed' && !hasRealWamid(current)) {
       // Failed without a provider id (interrupted, or every attempt timed out) yet accepted: the
@@ -153,15 +154,16 @@ async function adoptAcceptance(
         { message_id: current.id, wamid },
         'the provider accepted a send recorded as failed; its statuses join its history',
       );
-      return true;
+      return current;
     }
-    if (current.status !== 'pending') return current.wamid === wamid;
+    // Accepted under this wamid, its key not written yet (keys follow acceptances): this is it.
+    if (current.status !== 'pending') return current.wamid === wamid ? current : null;
     await acceptPending(deps, current, wamid, now);
-    return true;
+    return current;
   });
   if (!adopted) return null;
   deps.relay.relaySoon(deps.messages.outbox, String(id));
-  return deps.messages.findByWamidKey(wamid);
+  return adopted;
 }
 
 /** Stores the acceptance an interrupted send did not, with the events the send would have written. */
