@@ -8,7 +8,9 @@
 //   npx tsc -b && node services/gateway/bench/proxy-hop.bench.js [REQUESTS]
 //
 // Env: REQUESTS (per measured run, default 2,000), CONCURRENCY (default 16), BASE_PORT (18280),
-// IDLE_SECONDS (10: how long the processes' idle CPU is measured before the runs).
+// IDLE_SECONDS (10: how long the processes' idle CPU is measured before the runs), CPU_PROF_DIR
+// (every service runs with --cpu-prof, its profile written there on exit; summarize with
+// `node scripts/cpu-profile-summary.js`).
 // CPU is read from /proc/<pid>/stat (user + system) of the gateway and the owner over each
 // measured run only; the load itself runs in this process.
 const { createHmac } = require('node:crypto');
@@ -24,6 +26,7 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const BASE_PORT = Number(process.env.BASE_PORT ?? 18280);
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 10);
+const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
 const caller = createCaller(CONCURRENCY);
 
 function cpuMs(pid) {
@@ -68,6 +71,7 @@ async function main() {
     SIM_PAIR_RATE_LIMIT: 'false',
     // The load stays far below any limit: what is measured is the work, not refusals.
     API_RATE_SCALE: '1000',
+    ...(CPU_PROF_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}` } : {}),
   };
   const rows = await withBenchSystem(
     'gwhop',
