@@ -72,6 +72,8 @@ export interface ProxiedRequest {
   stream: IncomingMessage;
   /** A body the edge prepared in place of the request's own (a form without its token part). */
   forwardBody?: Readable;
+  /** The request's own body, read whole at the edge (a short one): sent on as it is. */
+  rawBody?: Buffer;
   requestId: string;
 }
 
@@ -210,6 +212,9 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         // The form without its token part: another length than the client's, so sent chunked.
         body = form;
         delete headers['content-length'];
+      } else if (req.rawBody) {
+        body = req.rawBody;
+        headers['content-length'] = req.rawBody.length;
       } else if (isParsedBody(req.body)) {
         const { token: _token, ...rest } = req.body as Record<string, unknown>;
         body = Buffer.from(JSON.stringify(rest));
