@@ -8,7 +8,10 @@
 //   npx tsc -b && node services/gateway/bench/proxy-hop.bench.js [REQUESTS]
 //
 // Env: REQUESTS (per measured run, default 2,000), CONCURRENCY (default 16), BASE_PORT (18280),
-// IDLE_SECONDS (10: how long the processes' idle CPU is measured before the runs).
+// IDLE_SECONDS (10: how long the processes' idle CPU is measured before the runs), ONLY
+// (`getContacts`, `send` or `status webhook`: that pair of runs alone, e.g. to profile it), CPU_PROF_DIR
+// (every service runs with --cpu-prof, its profile written there on exit; summarize with
+// `node scripts/cpu-profile-summary.js`).
 // CPU is read from /proc/<pid>/stat (user + system) of the gateway and the owner over each
 // measured run only; the load itself runs in this process.
 const { createHmac } = require('node:crypto');
@@ -24,6 +27,8 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const BASE_PORT = Number(process.env.BASE_PORT ?? 18280);
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 10);
+const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
+const ONLY = process.env.ONLY;
 const caller = createCaller(CONCURRENCY);
 
 function cpuMs(pid) {
@@ -68,6 +73,7 @@ async function main() {
     SIM_PAIR_RATE_LIMIT: 'false',
     // The load stays far below any limit: what is measured is the work, not refusals.
     API_RATE_SCALE: '1000',
+    ...(CPU_PROF_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}` } : {}),
   };
   const rows = await withBenchSystem(
     'gwhop',
@@ -173,22 +179,33 @@ async function main() {
           .join(', ')}`,
       );
       console.log(`\n${REQUESTS} requests a run, ${CONCURRENCY} in flight:`);
-      return [
-        await measured('getContacts: owner directly (baseline)', pids, direct.contacts, idle),
-        await measured('getContacts: through the gateway', pids, viaGateway.contacts, idle),
-        await measured('send: owner directly (baseline)', pids, direct.send, idle),
-        await measured('send: through the gateway', pids, viaGateway.send, idle),
-        await measured('status webhook: inbound directly (baseline)', pids, direct.webhook, idle),
-        await measured('status webhook: through the gateway', pids, viaGateway.webhook, idle),
+      const pairs = [
+        ['getContacts', direct.contacts, viaGateway.contacts],
+        ['send', direct.send, viaGateway.send],
+        ['status webhook', direct.webhook, viaGateway.webhook],
       ];
+      const runs = [];
+      for (const [name, straight, proxied] of pairs) {
+        if (ONLY && ONLY !== name) continue;
+        const owner = name === 'status webhook' ? 'inbound' : 'owner';
+        runs.push(await measured(`${name}: ${owner} directly (baseline)`, pids, straight, idle));
+        runs.push(await measured(`${name}: through the gateway`, pids, proxied, idle));
+      }
+      return runs;
     },
   );
   console.table(rows);
-  const gatewayMs = (label) => rows.find((row) => row.run === label)['gateway net ms/req'];
+  const gatewayMs = (name) =>
+    rows.find((row) => row.run === `${name}: through the gateway`)?.['gateway net ms/req'];
   console.log(
-    `gateway CPU per proxied request, less its idle work: getContacts ${gatewayMs('getContacts: through the gateway').toFixed(3)} ms, ` +
-      `send ${gatewayMs('send: through the gateway').toFixed(3)} ms, ` +
-      `status webhook ${gatewayMs('status webhook: through the gateway').toFixed(3)} ms`,
+    `gateway CPU per proxied request, less its idle work: ${[
+      'getContacts',
+      'send',
+      'status webhook',
+    ]
+      .filter((name) => gatewayMs(name) !== undefined)
+      .map((name) => `${name} ${gatewayMs(name).toFixed(3)} ms`)
+      .join(', ')}`,
   );
 }
 

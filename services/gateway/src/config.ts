@@ -69,15 +69,18 @@ export const gatewayConfigSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
   /**
-   * How long the live event log keeps an event: a console reconnecting within this time (to any
-   * replica) gets every event it missed; later it is told to reload.
+   * How long each replica holds a live event in memory: a console reconnecting within this time
+   * (to any replica that was up meanwhile) gets every event it missed; later it is told to reload.
    */
   LIVE_EVENT_RETENTION_MS: z.coerce
     .number()
     .int()
     .min(1_000)
     .default(15 * 60_000),
-  /** The live event log keeps at most this many events (all organizations), newest first. */
+  /**
+   * Each replica holds at most this many live events in memory (all organizations), the newest:
+   * about half a kilobyte each.
+   */
   LIVE_EVENT_LOG_MAX: z.coerce.number().int().min(1).default(100_000),
   /** Live streams one user may hold open on one replica (tabs); more answer 429. */
   LIVE_STREAMS_PER_USER: z.coerce.number().int().min(1).default(5),

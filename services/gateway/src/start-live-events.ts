@@ -1,8 +1,9 @@
 import type { Router } from 'express';
 import type { Connection } from 'mongoose';
-import { startPeriodicJob, type Broker, type Leases, type Logger } from '@switchboard/service-kit';
+import { startPeriodicJob, type Broker, type Logger } from '@switchboard/service-kit';
 import type { GatewayConfig } from './config';
-import { createLiveEventLog } from './data-access/live-event-log';
+import { createLiveEventIds } from './data-access/live-event-ids';
+import { createHeldFeed } from './domain/held-feed';
 import { createLiveCatchUp } from './domain/live-catch-up';
 import { createLiveStreams } from './domain/live-streams';
 import type { Sessions } from './domain/sessions';
@@ -18,26 +19,29 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
 const MAX_PENDING_EVENTS = 10_000;
 
 /**
- * The console's live updates: the live event log and its writer, this replica's share of the
- * feed, the open streams with their heartbeat and session checks, and the stream's route.
+ * The console's live updates: the feed's writer (ids and fan-out), this replica's share of the
+ * feed and the batches it holds for reconnects, the open streams with their heartbeat and
+ * session checks, and the stream's route.
  */
 export async function startLiveEvents(deps: {
   config: GatewayConfig;
   db: Connection;
   broker: Broker;
   logger: Logger;
-  /** The trim runs on one replica at a time; each replica checks its own streams' sessions. */
-  leases: Leases;
 }) {
   const { config, broker } = deps;
   const logger = deps.logger.child({ component: 'live-events' });
-  const log = createLiveEventLog(deps.db);
-  await log.init();
+  const ids = createLiveEventIds(deps.db);
+  await ids.init();
   const streams = createLiveStreams({
     perUser: config.LIVE_STREAMS_PER_USER,
     perOrganization: config.LIVE_STREAMS_PER_ORGANIZATION,
   });
-  const feed = followLiveFeed({ broker, streams, logger });
+  const held = createHeldFeed({
+    retentionMs: config.LIVE_EVENT_RETENTION_MS,
+    maxEvents: config.LIVE_EVENT_LOG_MAX,
+  });
+  const feed = followLiveFeed({ broker, streams, held, logger });
   let writer: { drain(): Promise<void> } | undefined;
   const jobs: { stop(): Promise<void> }[] = [];
 
@@ -49,28 +53,20 @@ export async function startLiveEvents(deps: {
       liveEventsRoute(router, {
         ...auth,
         streams,
-        catchUp: createLiveCatchUp(log),
+        catchUp: createLiveCatchUp(held),
         options: { maxBufferedBytes: MAX_BUFFERED_BYTES, maxPendingEvents: MAX_PENDING_EVENTS },
         isFollowing: feed.isFollowing,
         logger,
       });
     },
 
-    /** After the broker is connected: the writer, the trim, and the streams' upkeep. */
+    /** After the broker is connected: the writer and the streams' upkeep. */
     async start(sessions: Sessions): Promise<void> {
-      writer = await consumeLiveEvents({ broker, writer: createLiveEventWriter(log) });
+      writer = await consumeLiveEvents({
+        broker,
+        writer: createLiveEventWriter({ ids, seenUpTo: () => held.tail }),
+      });
       jobs.push(
-        startPeriodicJob({
-          name: 'live-event-trim',
-          everyMs: Math.min(60_000, Math.ceil(config.LIVE_EVENT_RETENTION_MS / 2)),
-          logger,
-          leases: deps.leases,
-          run: () =>
-            log.trim(
-              new Date(Date.now() - config.LIVE_EVENT_RETENTION_MS),
-              config.LIVE_EVENT_LOG_MAX,
-            ),
-        }),
         startPeriodicJob({
           name: 'live-stream-sessions',
           everyMs: config.LIVE_SESSION_CHECK_MS,

@@ -74,7 +74,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
         leases,
       });
       if (!broker) throw new Error('the gateway needs the broker for live updates');
-      const live = await startLiveEvents({ config, db, broker, logger, leases });
+      const live = await startLiveEvents({ config, db, broker, logger });
       const metricsListener =
         config.METRICS_PORT === undefined
           ? undefined

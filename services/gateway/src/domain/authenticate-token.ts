@@ -27,6 +27,18 @@ function noteUse(store: OrganizationStore, token: ApiToken, now: number): void {
  */
 export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number) {
   const cache = createTtlCache<string, Organization>({ ttlMs, maxEntries: MAX_CACHED_TOKENS });
+  // One database lookup per token at a time: when a busy token's entry expires, the requests in
+  // flight would otherwise each read it again (two commands apiece).
+  const lookups = new Map<string, Promise<Organization | null>>();
+
+  async function lookUp(hash: string, now: number): Promise<Organization | null> {
+    const stored = await store.findActiveTokenByHash(hash);
+    if (!stored || !hashesMatch(stored.token_hash, hash)) return null;
+    const organization = await store.findOrganization(stored.company_id);
+    if (!organization) return null;
+    noteUse(store, stored, now);
+    return organization;
+  }
 
   return {
     async authenticate(
@@ -38,17 +50,27 @@ export function createTokenAuthenticator(store: OrganizationStore, ttlMs: number
       const cached = cache.get(hash, now);
       if (cached) return { organization: cached, tokenHash: hash };
 
-      const stored = await store.findActiveTokenByHash(hash);
-      if (!stored || !hashesMatch(stored.token_hash, hash)) return null;
-      const organization = await store.findOrganization(stored.company_id);
-      if (!organization) return null;
-      noteUse(store, stored, now);
-
-      cache.set(hash, organization, now);
-      return { organization, tokenHash: hash };
+      let lookup = lookups.get(hash);
+      if (!lookup) {
+        const started = lookUp(hash, now).then((organization) => {
+          // Cached only if the token was not revoked (forgotten) while it was read.
+          if (organization && lookups.get(hash) === started) cache.set(hash, organization, now);
+          return organization;
+        });
+        lookup = started;
+        lookups.set(hash, started);
+        void started
+          .finally(() => {
+            if (lookups.get(hash) === started) lookups.delete(hash);
+          })
+          .catch(() => undefined);
+      }
+      const organization = await lookup;
+      return organization ? { organization, tokenHash: hash } : null;
     },
 
     forget(tokenHash: string): void {
+      lookups.delete(tokenHash);
       cache.delete(tokenHash);
     },
   };

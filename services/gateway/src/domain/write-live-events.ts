@@ -1,40 +1,52 @@
 import type { LiveEvent, LiveFeedBatch } from '@switchboard/contracts';
-import type { LiveEventLog, LoggedEvent } from '../data-access/live-event-log';
+import type { LiveEventIds } from '../data-access/live-event-ids';
 
 /**
- * Logs a batch of events in the order they came, giving each the next id, then hands the batch
- * (ids included) to every replica. An event logged before (a redelivery) keeps its first id and
- * is handed on again: a replica that already sent it skips ids it has passed.
+ * Ids reserved from the shared counter at once: one database command per this many events
+ * rather than one per batch. Ids a writer reserved and never gave (it stopped, another took
+ * over) are simply skipped: ids only have to increase.
  */
-export async function writeLiveEvents(
-  deps: { log: LiveEventLog; fanOut(batch: LiveFeedBatch): Promise<void> },
-  events: readonly LiveEvent[],
-  now = new Date(),
-): Promise<void> {
-  if (events.length === 0) return;
-  const first = await deps.log.reserve(events.length);
-  const logged: LoggedEvent[] = events.map((event, index) => ({
-    _id: event.id,
-    seq: first + index,
-    company_id: event.company_id,
-    event: event.event,
-    body: JSON.stringify(event),
-    logged_at: now,
-  }));
-  const earlier = new Map((await deps.log.append(logged)).map((event) => [event._id, event]));
-  const entries = logged
-    .map((event) => earlier.get(event._id) ?? event)
-    .filter((event, index, all) => all.findIndex((other) => other._id === event._id) === index)
-    .sort((a, b) => a.seq - b.seq)
-    .map(({ seq, company_id, event, body }) => ({ seq, company_id, event, body }));
-  await deps.fanOut({ entries });
-}
+const ID_BLOCK = 10_000;
 
-/** Writes batches of live events to the log and hands each batch on with `fanOut`. */
-export function createLiveEventWriter(log: LiveEventLog) {
+/**
+ * Gives each batch of events the next ids, in the order they came, and hands the batch on with
+ * `fanOut` (to every replica, which keeps it in memory for its streams' reconnects). Nothing is
+ * written to the database per event. `seenUpTo` is the highest id this replica has seen on the
+ * feed: a writer taking over again after another replica wrote skips past the other's ids
+ * rather than give lower ones from a block it still holds.
+ */
+export function createLiveEventWriter(deps: { ids: LiveEventIds; seenUpTo(): number }) {
+  let next = 1;
+  let blockEnd = 0;
+
+  async function take(count: number): Promise<number> {
+    next = Math.max(next, deps.seenUpTo() + 1);
+    if (next + count - 1 > blockEnd) {
+      const size = Math.max(count, ID_BLOCK);
+      next = await deps.ids.reserve(size);
+      blockEnd = next + size - 1;
+    }
+    const first = next;
+    next += count;
+    return first;
+  }
+
   return {
-    write: (events: readonly LiveEvent[], fanOut: (batch: LiveFeedBatch) => Promise<void>) =>
-      writeLiveEvents({ log, fanOut }, events),
+    async write(
+      events: readonly LiveEvent[],
+      fanOut: (batch: LiveFeedBatch) => Promise<void>,
+    ): Promise<void> {
+      if (events.length === 0) return;
+      const first = await take(events.length);
+      await fanOut({
+        entries: events.map((event, index) => ({
+          seq: first + index,
+          company_id: event.company_id,
+          event: event.event,
+          body: JSON.stringify(event),
+        })),
+      });
+    },
   };
 }
 

@@ -72,6 +72,8 @@ export interface ProxiedRequest {
   stream: IncomingMessage;
   /** A body the edge prepared in place of the request's own (a form without its token part). */
   forwardBody?: Readable;
+  /** The request's own body, read whole at the edge (a short one): sent on as it is. */
+  rawBody?: Buffer;
   requestId: string;
 }
 
@@ -109,6 +111,7 @@ export interface ServiceProxyOptions {
  * breaker and readiness probe are the service kit's, as for every other remote.
  */
 export function createServiceProxy(options: ServiceProxyOptions) {
+  const isForwardable = remembered(options.isForwardable);
   const owners = new Map<OwnerService, Owner>();
   for (const [service, baseURL] of Object.entries(options.urls) as [OwnerService, string][]) {
     owners.set(service, {
@@ -181,7 +184,7 @@ export function createServiceProxy(options: ServiceProxyOptions) {
       organization?: ForwardedOrganization,
       user?: SignedInUser,
     ): Promise<void> {
-      if (!options.isForwardable(path)) throw new AppError('not_found', 'No such path');
+      if (!isForwardable(path)) throw new AppError('not_found', 'No such path');
       const search = searchWithoutToken(req.url);
 
       const headers: OutgoingHttpHeaders = {
@@ -209,6 +212,9 @@ export function createServiceProxy(options: ServiceProxyOptions) {
         // The form without its token part: another length than the client's, so sent chunked.
         body = form;
         delete headers['content-length'];
+      } else if (req.rawBody) {
+        body = req.rawBody;
+        headers['content-length'] = req.rawBody.length;
       } else if (isParsedBody(req.body)) {
         const { token: _token, ...rest } = req.body as Record<string, unknown>;
         body = Buffer.from(JSON.stringify(rest));
@@ -354,9 +360,39 @@ interface Owner {
   guard: RemoteGuard;
 }
 
+/** Answers remembered per path: a few paths (the operations', the channels' webhooks) recur. */
+const REMEMBERED_PATHS = 1_000;
+
+/**
+ * `check` with its answers remembered, so that the path check (a URL parse and patterns) runs
+ * once per path rather than on every request; forgets all when full.
+ */
+function remembered(check: (path: string) => boolean): (path: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (path) => {
+    let answer = answers.get(path);
+    if (answer === undefined) {
+      answer = check(path);
+      if (answers.size >= REMEMBERED_PATHS) answers.clear();
+      answers.set(path, answer);
+    }
+    return answer;
+  };
+}
+
+/**
+ * A query of plain pairs (`page=1&per_page=20`): what the URL parser writes back unchanged, so it
+ * is passed on without a parse when it does not name `token`.
+ */
+const PLAIN_QUERY = /^\?[\w.*-]+=[\w.*-]*(?:&[\w.*-]+=[\w.*-]*)*$/;
+const NAMES_TOKEN = /[?&]token=/;
+
 /** The query string, as the URL parser writes it, without `token`, which stays at the edge. */
 function searchWithoutToken(originalUrl: string): string {
-  if (!originalUrl.includes('?')) return '';
+  const queryAt = originalUrl.indexOf('?');
+  if (queryAt === -1) return '';
+  const query = originalUrl.slice(queryAt);
+  if (PLAIN_QUERY.test(query) && !NAMES_TOKEN.test(query)) return query;
   const url = new URL(originalUrl, 'http://gateway');
   url.searchParams.delete('token');
   return url.search;

@@ -319,12 +319,55 @@ describe('the live stream', () => {
     await stream.ended;
   });
 
-  test('when the events after a Last-Event-ID are no longer kept, then the reconnect gets a reset frame and then the live events', async () => {
-    // A replica keeping events 1 s trims the shared log every half second (the last test: it
-    // would trim what the others resume from).
-    await startReplica({ LIVE_EVENT_RETENTION_MS: '1000' });
+  test('when events flow and reconnects resume, then none of them is written to the database', async () => {
+    const a = await signedInOrganization();
+    const first = await openReady(stack.gateway.url, { cookie: a.owner.cookie });
+    const events = Array.from({ length: 20 }, () => messageSent(a.company_id));
+    await publish(...events);
+    await first.waitFor(isEvent, events.length);
+    first.close();
+
+    const resumed = await openReady(stack.gateway.url, {
+      cookie: a.owner.cookie,
+      lastEventId: String(Number(first.frames[0]!.id)),
+    });
+    const frames = await resumed.waitFor(isEvent, events.length);
+    expect(eventIdsOf(frames)).toEqual(events.map((event) => event.id));
+    // What the gateway stored: its own records and the ids' counter, no copy of any event.
+    const stored = await stack.gateway.db.db!.listCollections({}, { nameOnly: true }).toArray();
+    for (const { name } of stored) {
+      const found = await stack.gateway.db
+        .collection(name)
+        .countDocuments({ _id: { $in: events.map((event) => event.id) } as never });
+      expect({ name, found }).toEqual({ name, found: 0 });
+    }
+  });
+
+  test('when a client reconnects to a replica started after the events it missed, then it gets a reset frame and then the live events', async () => {
     const a = await signedInOrganization();
     const stream = await openReady(stack.gateway.url, { cookie: a.owner.cookie });
+    await publish(messageSent(a.company_id), messageSent(a.company_id));
+    await stream.waitFor(isEvent, 2);
+    const lastId = stream.lastEventId()!;
+    stream.close();
+
+    const late = await startReplica();
+    const resumed = await openReady(late.url, {
+      cookie: a.owner.cookie,
+      lastEventId: String(Number(lastId) - 1),
+    });
+    expect(resumed.frames[0]!.event).toBe('reset');
+    const live = messageSent(a.company_id);
+    await publish(live);
+    const frames = await resumed.waitFor(isEvent);
+    expect(eventIdsOf(frames)).toEqual([live.id]);
+  });
+
+  test('when the events after a Last-Event-ID are no longer kept, then the reconnect gets a reset frame and then the live events', async () => {
+    // A replica keeping events 1 s: a reconnect to it soon finds them gone.
+    const short = await startReplica({ LIVE_EVENT_RETENTION_MS: '1000' });
+    const a = await signedInOrganization();
+    const stream = await openReady(short.url, { cookie: a.owner.cookie });
     await publish(messageSent(a.company_id));
     await stream.waitFor(isEvent);
     const kept = stream.lastEventId()!;
@@ -333,7 +376,7 @@ describe('the live stream', () => {
 
     let answer: LiveStreamClient | undefined;
     for (let attempt = 0; attempt < 100; attempt++) {
-      answer = await openReady(stack.gateway.url, { cookie: a.owner.cookie, lastEventId: before });
+      answer = await openReady(short.url, { cookie: a.owner.cookie, lastEventId: before });
       if (answer.frames[0]!.event === 'reset') break;
       answer.close();
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -25,7 +25,11 @@ export interface InboundEvent {
   raw_body: string;
   state: 'accepted' | 'rejected';
   reason: string | null;
-  /** Broker messages still to publish; emptied once the broker confirmed them. */
+  /**
+   * Broker messages still to publish. Not stored with a new event (they are the raw body split
+   * up: the relay splits it again if it must); what an older event stored is emptied once the
+   * broker confirmed it.
+   */
   pending: PendingPublication[];
   received_at: Date;
   published_at: Date | null;
@@ -83,7 +87,12 @@ export function createInboundEventStore(db: Connection) {
       for (const slice of slices(events, 50)) {
         let failed = new Map<number, unknown>();
         try {
-          await stringKeyed(Events).insertMany(slice, { ordered: false });
+          // Without `pending`: the publications repeat the raw body, which would double what
+          // every webhook writes.
+          await stringKeyed(Events).insertMany(
+            slice.map(({ pending: _pending, ...stored }) => stored),
+            { ordered: false },
+          );
         } catch (error) {
           const byIndex = writeErrorsByIndex(error);
           if (!byIndex) throw error;

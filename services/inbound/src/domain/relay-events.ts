@@ -1,5 +1,6 @@
 import type { Broker, Logger } from '@switchboard/service-kit';
-import type { InboundEventStore } from '../data-access/inbound-event-store';
+import type { InboundEvent, InboundEventStore } from '../data-access/inbound-event-store';
+import { publicationsOf } from './accept-webhook';
 import { publishEvents } from './publish-event';
 
 const BATCH = 100;
@@ -15,6 +16,21 @@ export interface RelayDeps {
 }
 
 /**
+ * An unpublished event with its publications: those it stored (an older event), or its raw body
+ * split again, as the intake split it (message ids included, so a message sent twice is known).
+ */
+export function withPublications(event: InboundEvent): InboundEvent {
+  if (event.pending?.length) return event;
+  let split: ReturnType<typeof publicationsOf> = [];
+  try {
+    split = publicationsOf(event._id, JSON.parse(event.raw_body));
+  } catch {
+    split = [];
+  }
+  return { ...event, pending: typeof split === 'string' ? [] : split };
+}
+
+/**
  * The outbox relay's one pass: publishes accepted events whose publication was never confirmed
  * (broker down, process killed after the write), and, at most once an hour, deletes raw events
  * past retention.
@@ -24,7 +40,9 @@ export function createRelayAndCleanup(deps: RelayDeps): () => Promise<void> {
   return async () => {
     const now = new Date();
     if (deps.broker.isConnected()) {
-      const due = await deps.store.findUnpublished(new Date(now.getTime() - deps.graceMs), BATCH);
+      const due = (
+        await deps.store.findUnpublished(new Date(now.getTime() - deps.graceMs), BATCH)
+      ).map(withPublications);
       if (due.length > 0) {
         const { published, failed } = await publishEvents(
           deps.broker,

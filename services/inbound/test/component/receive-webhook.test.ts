@@ -10,6 +10,7 @@ import type { RunningService } from '@switchboard/service-kit';
 import { inboundConfigSchema, type InboundConfig } from '../../src/config';
 import { startService } from '../../src/start-service';
 import { createInboundEventStore } from '../../src/data-access/inbound-event-store';
+import { inboundEventOf } from '../../src/domain/accept-webhook';
 import {
   createContractStub,
   stopInOrder,
@@ -363,6 +364,42 @@ describe('inbound webhook (the published inbound webhook)', () => {
     } finally {
       await messaging.reopen();
     }
+  });
+
+  test('when a webhook was stored and never published (crash after the write), then the relay publishes its message and status from the raw body, stored once', async () => {
+    const store = createInboundEventStore(inbound.db);
+    const body = webhookBody('stored before a crash');
+    const event = inboundEventOf(
+      { company_id: org.organization.company_id } as Parameters<typeof inboundEventOf>[0],
+      Buffer.from(body),
+      new Date(Date.now() - 60_000),
+    );
+    const [outcome] = await store.insertManyOnce([event]);
+    expect(outcome).toMatchObject({ duplicate: false });
+    // What was written: the raw body once, no second copy of its payloads.
+    const written = await inbound.db
+      .collection('inbound_events')
+      .findOne({ _id: event._id as never });
+    expect(written).toMatchObject({ raw_body: body, published_at: null });
+    expect(JSON.stringify(written)).not.toContain('value_json');
+
+    const relayed = await waitFor(() => {
+      const found = published.filter((p) => p.message.inbound_event_id === event._id);
+      return found.length === 2 ? found : undefined;
+    });
+    expect(relayed.map((p) => p.routingKey).sort()).toEqual([
+      'provider.message',
+      'provider.status',
+    ]);
+    expect(relayed.map((p) => p.message.id).sort()).toEqual(
+      event.pending.map((item) => item.message_id).sort(),
+    );
+    expect(JSON.stringify(relayed)).toContain('stored before a crash');
+    const stored = await waitFor(async () => {
+      const found = await store.findById(event._id);
+      return found?.published_at ? found : undefined;
+    });
+    expect(stored.state).toBe('accepted');
   });
 
   test('when an accepted event was never published (crash after the write), then the relay publishes it', async () => {

@@ -22,6 +22,8 @@ const WEBHOOK_ROUTE = '/webhook/svc/receive/:token';
 const WEBHOOK_PATH = /^\/webhook\/svc\/receive\/[A-Za-z0-9_-]{1,200}$/;
 /** Bodies up to this size are read here; larger ones (and every unusual request) go to express. */
 const MAX_FAST_BODY = 64 * 1024;
+/** A webhook up to this size is read whole and sent on in one write rather than piped through. */
+const SHORT_WEBHOOK_BYTES = 16 * 1024;
 const OPERATION_PATH = /^\/api\/svc\/([A-Za-z]+)$/;
 const JSON_TYPE = /^application\/json\s*(?:;\s*charset=utf-8\s*)?$/i;
 
@@ -124,12 +126,14 @@ export function createFastApiPath(deps: {
 
   /**
    * The provider's signed webhook, unauthenticated here (inbound checks the signature over the
-   * raw bytes): streamed to inbound as it arrives, never parsed. Only a body of stated length;
-   * a chunked or encoded one is express' to forward.
+   * raw bytes): passed to inbound byte for byte, never parsed; a short one (every status) read
+   * whole first, a longer one streamed as it arrives. Only a body of stated length; a chunked or
+   * encoded one is express' to forward.
    */
   function forwardWebhook(req: IncomingMessage, res: ServerResponse, path: string): boolean {
-    if (statedBodyLength(req) === undefined) return false;
-    answerBeforeExpress(deps, req, res, { route: WEBHOOK_ROUTE, path }, ({ requestId }) =>
+    const length = statedBodyLength(req);
+    if (length === undefined) return false;
+    answerBeforeExpress(deps, req, res, { route: WEBHOOK_ROUTE, path }, async ({ requestId }) =>
       deps.proxy.forwardRequest(
         'inbound',
         {
@@ -138,6 +142,10 @@ export function createFastApiPath(deps: {
           headers: req.headers,
           body: undefined,
           stream: req,
+          rawBody:
+            length > 0 && length <= SHORT_WEBHOOK_BYTES
+              ? await readStatedBody(req, length)
+              : undefined,
           requestId,
         },
         res,

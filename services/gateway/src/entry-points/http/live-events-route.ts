@@ -11,7 +11,7 @@ const RECONNECT_AFTER_MS = 2_000;
 export interface LiveStreamOptions {
   /** Bytes a stream may have waiting for a slow client before it is ended. */
   maxBufferedBytes: number;
-  /** Live events a stream may hold while it catches up from the log before it is ended. */
+  /** Live events a stream may hold while it catches up from the held feed before it is ended. */
   maxPendingEvents: number;
 }
 
@@ -21,8 +21,8 @@ function frame(id: number, event: string, data: string): string {
 
 /**
  * One client's server-sent events. Counted in before its first byte so that no event of the
- * feed is missed while it catches up from the log: live events wait in `pending` until the
- * log has been read, and ids at or below the last one sent are skipped.
+ * feed is missed while it catches up from the held feed: live events wait in `pending` until
+ * it has been read, and ids at or below the last one sent are skipped.
  */
 class LiveConnection implements LiveStream {
   private lastSent = 0;
@@ -63,18 +63,21 @@ class LiveConnection implements LiveStream {
     this.onEnd(this, reason);
   }
 
-  /** Sends what the client missed after `after` (or the starting id), then what came meanwhile. */
+  /**
+   * Sends what the client missed after `after` (or the starting id), from the feed this replica
+   * holds, then what came meanwhile.
+   */
   async start(catchUp: LiveCatchUp, after: number | undefined): Promise<void> {
-    const start = await catchUp.start(after);
+    const start = catchUp.start(after);
     if (start.kind === 'reset') {
-      // Ids this log never gave, or events no longer kept: the client must reload.
+      // Ids never seen here, or events no longer held: the client must reload.
       this.control('reset', start.id);
     } else if (start.kind === 'ready') {
       this.control('ready', start.id);
     } else {
       this.lastSent = start.id;
       this.control('ready', start.id);
-      for await (const entry of catchUp.eventsAfter(this.company_id, start.id)) {
+      for (const entry of catchUp.eventsAfter(this.company_id, start.id)) {
         if (this.ended) return;
         if (!this.write(frame(entry.seq, entry.event, entry.body))) await this.drained();
         this.lastSent = entry.seq;
