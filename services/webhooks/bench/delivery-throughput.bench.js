@@ -16,9 +16,12 @@
 // (service, receiver and publisher together) beside the same per plain POST of the baseline (client
 // and receiver), the difference (about the service's own cost), and the whole-server rows of
 // docdb, PostgreSQL and RabbitMQ; and database commands per delivery (driver command monitoring).
-// Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...`.
+// Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...` (the whole
+// run), or set CPU_PROF_DIR to profile the burst alone (`burst-<pid>.cpuprofile`, this process).
 const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
+const fs = require('node:fs');
+const inspector = require('node:inspector/promises');
 const http = require('node:http');
 const path = require('node:path');
 const { connect } = require('amqplib');
@@ -37,6 +40,7 @@ const WEBHOOKS = Number(process.env.WEBHOOKS ?? 4);
 const RATE = Number(process.env.RATE ?? 40);
 const RECEIVER_DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
 const REPLICAS = Number(process.env.REPLICAS ?? 1);
+const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
 const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
 const rabbitAdmin = createRabbitAdmin(managementUrlOf(AMQP_URL));
@@ -231,6 +235,7 @@ async function main() {
     results.push(baselineRow);
 
     serviceArrivals = [];
+    const profiler = CPU_PROF_DIR ? await startProfiler() : undefined;
     const commandsBefore = await commandCounts(service, replicas);
     const cpuBefore = measure.snapshotCpu();
     const burstStart = Date.now();
@@ -247,6 +252,7 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const cpuAfter = measure.snapshotCpu();
     const commands = measure.growth(commandsBefore, await commandCounts(service, replicas));
+    await profiler?.stop();
     results.push(
       summary(
         `service: burst of ${EVENTS} events × ${WEBHOOKS} webhooks`,
@@ -308,6 +314,24 @@ async function main() {
       ` (${burstRow['deliveries/s']}/s beside ${plain['deliveries/s']}/s)`,
   );
   printBurstCost(burst);
+}
+
+/** Profiles this process from now until `stop`, which writes the profile to CPU_PROF_DIR. */
+async function startProfiler() {
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
+      const file = path.join(CPU_PROF_DIR, `burst-${process.pid}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      console.log(`burst profile: ${file}`);
+    },
+  };
 }
 
 /** A free local port, for a replica's HTTP server. */
