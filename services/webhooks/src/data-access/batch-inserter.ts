@@ -32,11 +32,13 @@ export interface BatchInserterOptions {
    */
   windowMs?: number;
   /**
-   * Commands under way at once; while that many are, documents gather and go as one command as
-   * soon as one returns. So a batch waits for a timer only when the database is idle, and under
-   * load batches grow by themselves instead of the commands multiplying.
+   * Commands under way at once; while that many are, documents gather, and when one returns
+   * they go `loadedWindowMs` later (`windowMs` if unset) as one command. So under load batches
+   * grow with the database's round trip instead of the commands multiplying, and the wait for
+   * others applies only then.
    */
   maxInFlight?: number;
+  loadedWindowMs?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export class BatchInserter<T> {
     return new Promise((resolve, reject) => {
       this.queue.push({ doc, resolve, reject });
       if (this.queue.length >= (this.options.maxBatch ?? 200)) this.flush();
-      else if (this.timer === undefined && !this.saturated()) this.arm();
+      else if (this.timer === undefined && !this.saturated()) this.arm(this.options.windowMs);
     });
   }
 
@@ -75,8 +77,7 @@ export class BatchInserter<T> {
     return this.flushing.size >= (this.options.maxInFlight ?? Infinity);
   }
 
-  private arm(): void {
-    const windowMs = this.options.windowMs ?? 2;
+  private arm(windowMs = 2): void {
     this.timer =
       windowMs === 0 ? setImmediate(() => this.flush()) : setTimeout(() => this.flush(), windowMs);
   }
@@ -96,11 +97,15 @@ export class BatchInserter<T> {
     if (batch.length === 0) return;
     const work = this.write(batch).finally(() => {
       this.flushing.delete(work);
-      // What gathered while the database was busy has waited already: it goes at once.
-      if (this.queue.length > 0 && this.timer === undefined) this.flush();
+      // What gathered while the database was busy goes after the loaded window (with whatever
+      // joins it meanwhile), or at once when a whole batch is waiting.
+      if (this.queue.length >= (this.options.maxBatch ?? 200)) this.flush();
+      else if (this.queue.length > 0 && this.timer === undefined) {
+        this.arm(this.options.loadedWindowMs ?? this.options.windowMs);
+      }
     });
     this.flushing.add(work);
-    if (this.queue.length > 0 && !this.saturated()) this.arm();
+    if (this.queue.length > 0 && !this.saturated()) this.arm(this.options.windowMs);
   }
 
   private async write(batch: Array<Pending<T>>): Promise<void> {

@@ -129,13 +129,17 @@ export function createDeliveryStore(db: Connection) {
   const Deliveries = db.model<StoredDelivery>('Delivery', deliverySchema);
   const EventPayloads = db.model<StoredEventPayload>('EventPayload', eventPayloadSchema);
   const Logs = db.model<StoredDeliveryLog>('DeliveryLog', logSchema);
-  // An event's payload is written before its first attempts, so its batch waits for no timer:
-  // it goes at the end of the turn that brought the event (with the events of the same socket
-  // read), or, while a payload insert is under way, as soon as that one returns. So a lone event
-  // pays one round trip and a burst one command per round trip. A log row only holds back the
-  // event's acknowledgement, so its batch waits longer and gathers more rows when events come
-  // steadily rather than in bursts.
-  const payloadInserts = new BatchInserter(EventPayloads, { windowMs: 0, maxInFlight: 1 });
+  // An event's payload is written before its first attempts, so when the database is idle its
+  // batch waits for no timer: it goes at the end of the turn that brought the event (with the
+  // events of the same socket read). While a payload insert is under way the next ones gather
+  // and go 2 ms after it returns: under load batches grow, and only then is there a wait. A log
+  // row only holds back the event's acknowledgement, so its batch waits longer and gathers more
+  // rows when events come steadily rather than in bursts.
+  const payloadInserts = new BatchInserter(EventPayloads, {
+    windowMs: 0,
+    loadedWindowMs: 2,
+    maxInFlight: 1,
+  });
   const logInserts = new BatchInserter(Logs, { windowMs: 10, maxInFlight: 1 });
 
   return {
