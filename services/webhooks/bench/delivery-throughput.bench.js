@@ -16,9 +16,14 @@
 // (service, receiver and publisher together) beside the same per plain POST of the baseline (client
 // and receiver), the difference (about the service's own cost), and the whole-server rows of
 // docdb, PostgreSQL and RabbitMQ; and database commands per delivery (driver command monitoring).
-// Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...`.
+// The same over the paced run, where batches are small (the send benchmark's steady pace).
+// Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...` (the whole
+// run), or set CPU_PROF_DIR to profile the burst and the paced run alone (`burst-<pid>.cpuprofile`,
+// `paced-<pid>.cpuprofile`, this process).
 const { spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
+const fs = require('node:fs');
+const inspector = require('node:inspector/promises');
 const http = require('node:http');
 const path = require('node:path');
 const { connect } = require('amqplib');
@@ -37,6 +42,7 @@ const WEBHOOKS = Number(process.env.WEBHOOKS ?? 4);
 const RATE = Number(process.env.RATE ?? 40);
 const RECEIVER_DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
 const REPLICAS = Number(process.env.REPLICAS ?? 1);
+const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
 const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
 const rabbitAdmin = createRabbitAdmin(managementUrlOf(AMQP_URL));
@@ -184,6 +190,7 @@ async function main() {
   );
   const results = [];
   let burst;
+  let pacedCost;
   try {
     for (let i = 0; i < WEBHOOKS; i++) {
       const response = await fetch(`${service.url}/developer/webhooks`, {
@@ -231,6 +238,7 @@ async function main() {
     results.push(baselineRow);
 
     serviceArrivals = [];
+    const profiler = CPU_PROF_DIR ? await startProfiler('burst') : undefined;
     const commandsBefore = await commandCounts(service, replicas);
     const cpuBefore = measure.snapshotCpu();
     const burstStart = Date.now();
@@ -247,6 +255,7 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const cpuAfter = measure.snapshotCpu();
     const commands = measure.growth(commandsBefore, await commandCounts(service, replicas));
+    await profiler?.stop();
     results.push(
       summary(
         `service: burst of ${EVENTS} events × ${WEBHOOKS} webhooks`,
@@ -267,6 +276,9 @@ async function main() {
     // Latency below saturation: events at a steady RATE per second.
     serviceArrivals = [];
     const paced = Math.min(EVENTS, RATE * 10);
+    const pacedProfiler = CPU_PROF_DIR ? await startProfiler('paced') : undefined;
+    const pacedCommandsBefore = await commandCounts(service, replicas);
+    const pacedCpuBefore = measure.snapshotCpu();
     const pacedStart = Date.now();
     for (let i = 0; i < paced; i++) {
       const due = pacedStart + (i * 1000) / RATE;
@@ -275,12 +287,22 @@ async function main() {
     }
     await channel.waitForConfirms();
     await waitForAll(paced * WEBHOOKS);
+    const pacedEnd = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    pacedCost = {
+      deliveries: paced * WEBHOOKS,
+      cpuBefore: pacedCpuBefore,
+      cpuAfter: measure.snapshotCpu(),
+      commands: measure.growth(pacedCommandsBefore, await commandCounts(service, replicas)),
+      replicaPids: burst.replicaPids,
+    };
+    await pacedProfiler?.stop();
     results.push(
       summary(
         `service: paced ${RATE} events/s × ${WEBHOOKS} webhooks`,
         serviceArrivals,
         pacedStart,
-        Date.now(),
+        pacedEnd,
       ),
     );
     await connection.close();
@@ -307,7 +329,26 @@ async function main() {
     `burst at ${Math.round((100 * burstRow['deliveries/s']) / plain['deliveries/s'])} % of the baseline` +
       ` (${burstRow['deliveries/s']}/s beside ${plain['deliveries/s']}/s)`,
   );
-  printBurstCost(burst);
+  printCost('burst', burst);
+  printCost('paced', pacedCost);
+}
+
+/** Profiles this process from now until `stop`, which writes the profile to CPU_PROF_DIR. */
+async function startProfiler(run) {
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
+      const file = path.join(CPU_PROF_DIR, `${run}-${process.pid}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      console.log(`${run} profile: ${file}`);
+    },
+  };
 }
 
 /** A free local port, for a replica's HTTP server. */
@@ -363,15 +404,18 @@ async function commandCounts(service, replicas) {
   return total;
 }
 
-function printBurstCost({ deliveries, cpuBefore, cpuAfter, commands, cpuMsPerPost, replicaPids }) {
+function printCost(run, { deliveries, cpuBefore, cpuAfter, commands, cpuMsPerPost, replicaPids }) {
   const named = new Map([[process.pid, 'bench'], ...replicaPids.map((pid) => [pid, 'replicas'])]);
   const { groups } = measure.cpuBetween(cpuBefore, cpuAfter, named);
   const per = (group) => (groups.get(group) ?? 0) / deliveries;
   const bench = per('bench');
   console.log(
-    `cpu per delivery (burst): ${bench.toFixed(3)} ms in this process (service, receiver,` +
-      ` publisher); a plain POST ${cpuMsPerPost.toFixed(3)} ms (client, receiver);` +
-      ` difference ${(bench - cpuMsPerPost).toFixed(3)} ms` +
+    `cpu per delivery (${run}): ${bench.toFixed(3)} ms in this process (service, receiver,` +
+      ` publisher)` +
+      (cpuMsPerPost === undefined
+        ? ''
+        : `; a plain POST ${cpuMsPerPost.toFixed(3)} ms (client, receiver);` +
+          ` difference ${(bench - cpuMsPerPost).toFixed(3)} ms`) +
       (replicaPids.length > 0 ? `; the other replicas ${per('replicas').toFixed(3)} ms` : ''),
   );
   const infra = Object.values(measure.INFRA_GROUPS)
@@ -384,7 +428,7 @@ function printBurstCost({ deliveries, cpuBefore, cpuAfter, commands, cpuMsPerPos
     .map(([name, count]) => `${name} ${count}`)
     .join(', ');
   console.log(
-    `database commands per delivery (burst): ${(total / deliveries).toFixed(3)} (${byName})`,
+    `database commands per delivery (${run}): ${(total / deliveries).toFixed(3)} (${byName})`,
   );
 }
 

@@ -93,10 +93,12 @@ async function handleDeliveryMessage(
 ): Promise<void> {
   const key = endpointKey(message.webhook_id);
   const mayPostpone = message.postponed < deps.maxPostponements;
-  const [webhook, done] = await Promise.all([
-    deps.webhooks.findById(message.webhook_id),
-    suspect ? deps.deliveries.attemptLogged(message.delivery_id, message.attempt) : false,
-  ]);
+  const [webhook, done] = suspect
+    ? await Promise.all([
+        deps.webhooks.findById(message.webhook_id),
+        deps.deliveries.attemptLogged(message.delivery_id, message.attempt),
+      ])
+    : [await deps.webhooks.findById(message.webhook_id), false];
   // Gone with its deleted webhook, or this attempt made already.
   if (!webhook || done) return;
   const delivery: DeliveryRef = {

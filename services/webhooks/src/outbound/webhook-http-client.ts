@@ -1,6 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import { WEBHOOK_RESPONSE_BODY_LIMIT_BYTES } from '@switchboard/contracts';
 import {
   ADDRESS_BLOCKED,
@@ -110,13 +111,12 @@ function readAnswer(
  * timer is the hard wall-clock limit of the whole attempt: it also cuts a trickling body, which
  * then ends the attempt as an answer with a note.
  */
-function post(agent: http.Agent, url: URL, request: AttemptRequest): Promise<Answer> {
+function post(agent: http.Agent, target: Target, request: AttemptRequest): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let timedOut = false;
     let answered = false;
-    const transport = url.protocol === 'https:' ? https : http;
-    const outgoing = transport.request(url, {
-      method: 'POST',
+    const outgoing = target.transport.request({
+      ...target.options,
       agent,
       headers: { ...request.headers, 'Content-Length': String(request.body.length) },
     });
@@ -142,6 +142,14 @@ function post(agent: http.Agent, url: URL, request: AttemptRequest): Promise<Ans
     });
     outgoing.end(request.body);
   });
+}
+
+/** A webhook URL parsed once: what Node's request needs of it, and why it may not be called. */
+interface Target {
+  protocol: string;
+  transport: typeof http | typeof https;
+  options: http.RequestOptions;
+  problem: string | undefined;
 }
 
 interface Endpoint {
@@ -203,23 +211,41 @@ export function createWebhookHttpClient(options: WebhookHttpClientOptions) {
       : undefined;
   }
 
+  // Every attempt to a webhook calls the same URL: it is parsed and checked once, not per request.
+  const targets = new Map<string, Target>();
+  function targetOf(text: string): Target {
+    let target = targets.get(text);
+    if (!target) {
+      const url = new URL(text);
+      target = {
+        protocol: url.protocol,
+        transport: url.protocol === 'https:' ? https : http,
+        options: { ...urlToHttpOptions(url), method: 'POST' },
+        problem: urlProblem(url),
+      };
+      if (targets.size >= 10_000) targets.clear();
+      targets.set(text, target);
+    }
+    return target;
+  }
+
   async function send(request: AttemptRequest): Promise<AttemptResult> {
-    const url = new URL(request.url);
-    const problem = urlProblem(url);
+    const target = targetOf(request.url);
+    const problem = target.problem;
     if (problem) return { kind: 'failure', failure: 'blocked', message: problem, durationMs: 0 };
 
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const endpoint = endpoints.get(request.endpoint);
-    const agent = agentFor(endpoint, url.protocol);
+    const agent = agentFor(endpoint, target.protocol);
     try {
       // Traced as a client span of the delivery, but the customer gets no `traceparent` of ours.
       const answer = await withheldTraceContext(() =>
         request.bypassBreaker
-          ? post(agent, url, request)
+          ? post(agent, target, request)
           : endpoint.guard.run(
               async () => {
-                const received = await post(agent, url, request);
+                const received = await post(agent, target, request);
                 // A 5xx counts against the breaker, and still reaches the log.
                 if (received.status >= 500) throw new CountedAnswer(received.status, received);
                 return received;

@@ -55,4 +55,40 @@ describe('batched inserts', () => {
       { _id: 'c', n: 3 },
     ]);
   });
+
+  test('when rows arrive while an insert is under way, then they wait for it and go together in the next insert, not one insert each', async () => {
+    const Rows = db.model<Row>('Row', rowSchema);
+    await Rows.init();
+    inserts.length = 0;
+    // The first command is held before it reaches the database until the test lets it go, so
+    // the rows after it certainly arrive while it is under way.
+    const driverDb = db.db!;
+    const command = driverDb.command.bind(driverDb);
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    let commands = 0;
+    driverDb.command = (async (...args: Parameters<typeof command>) => {
+      if (commands++ === 0) await held;
+      return command(...args);
+    }) as typeof driverDb.command;
+    const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 5));
+    try {
+      const inserter = new BatchInserter(Rows, { windowMs: 0, maxInFlight: 1 });
+      const first = inserter.insert({ _id: 'held', n: 1 });
+      await nextTurn();
+      const later = [inserter.insert({ _id: 'x', n: 2 })];
+      await nextTurn();
+      later.push(inserter.insert({ _id: 'y', n: 3 }));
+      await nextTurn();
+      letGo();
+
+      expect(await Promise.all([first, ...later])).toEqual(['inserted', 'inserted', 'inserted']);
+    } finally {
+      driverDb.command = command;
+    }
+    expect(inserts.map((insert) => (insert.documents as Row[]).map((row) => row._id))).toEqual([
+      ['held'],
+      ['x', 'y'],
+    ]);
+  });
 });
