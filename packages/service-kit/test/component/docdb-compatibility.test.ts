@@ -290,6 +290,51 @@ describe('document database compatibility (filters answered in SQL)', () => {
     },
   );
 
+  test.each([`it's`, `'); DROP TABLE x; --`, 'ключ', 'a b'])(
+    'when documents are filtered on a field named %j, then equality, $ne, null and $exists answer as for any other name',
+    async (name) => {
+      const Named = db.collection<Record<string, unknown>>(
+        `named_${Buffer.from(name).toString('hex')}`,
+      );
+      await Named.insertMany([
+        { _id: 1, [name]: 'v', arr: [{ [name]: 1 }] },
+        { _id: 2, [name]: 'w' },
+        { _id: 3, [name]: null },
+        { _id: 4 },
+        { _id: 5, [name]: ['v', 'x'] },
+      ]);
+      const ids = async (filter: object) =>
+        (await Named.find(filter, { sort: { _id: 1 } }).toArray()).map((doc) => doc._id);
+      expect(await ids({ [name]: 'v' })).toEqual([1, 5]);
+      expect(await ids({ [name]: { $eq: 'w' } })).toEqual([2]);
+      expect(await ids({ [name]: { $ne: 'v' } })).toEqual([2, 3, 4]);
+      expect(await ids({ [name]: null })).toEqual([3, 4]);
+      expect(await ids({ [name]: { $exists: true } })).toEqual([1, 2, 3, 5]);
+      expect(await ids({ [`${name}.1`]: { $exists: true } })).toEqual([5]);
+      expect(await ids({ [`arr.0.${name}`]: 1 })).toEqual([1]);
+      expect(await Named.countDocuments({ [name]: 'v', _id: 5 })).toBe(1);
+      expect(await Named.updateOne({ [name]: 'w' }, { $set: { seen: true } })).toMatchObject({
+        matchedCount: 1,
+      });
+      expect(await Named.deleteOne({ [name]: null, _id: 4 })).toMatchObject({ deletedCount: 1 });
+      expect(await Named.countDocuments({})).toBe(4);
+    },
+  );
+
+  test('when a filter names a field with a backslash or a double quote, then it matches as MongoDB would', async () => {
+    // FerretDB 1.24 cannot store such field names (its JSON encoding refuses them), but a filter
+    // may still name them: nothing holds them, so equality finds nothing and null finds all.
+    const Plain = db.collection<{ _id: number }>('plain_names');
+    await Plain.insertMany([{ _id: 1 }, { _id: 2 }]);
+    for (const name of ['back\\slash', 'double"quote', `both\\'"`]) {
+      expect(await Plain.find({ [name]: 'v' }).toArray()).toEqual([]);
+      expect(await Plain.countDocuments({ [name]: null })).toBe(2);
+      expect(await Plain.countDocuments({ [name]: { $exists: true } })).toBe(0);
+      expect(await Plain.countDocuments({ [`${name}.0`]: { $exists: true } })).toBe(0);
+      expect(await Plain.countDocuments({ [name]: { $ne: 1 } })).toBe(2);
+    }
+  });
+
   // One document per kind of _id; for each, the _ids MongoDB takes as equal to it (numbers compare
   // by value across int, long and double) and near misses that must find nothing.
   const when = new Date('2026-11-26T10:00:00.000Z');
