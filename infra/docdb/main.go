@@ -86,7 +86,7 @@ func main() {
 		cfg.SQLiteURL = "file:" + dir + "/"
 		where = dir
 	case "postgresql":
-		dbURL, err := withCustomPlans(*pgURL)
+		dbURL, err := checkPostgreSQLURL(*pgURL)
 		if err != nil {
 			fatal(err)
 		}

@@ -227,3 +227,180 @@ describe('document database compatibility (mongoose)', () => {
     ).rejects.toMatchObject({ name: 'CastError', path: 'key' });
   });
 });
+
+// docdb's FerretDB answers some filters in SQL (infra/docdb/patches): `{f: null}`, `{f: {$exists:
+// true}}`, `{'f.N': {$exists: true}}` and `_id` equality. These pin MongoDB's answers for the
+// shapes those translations must keep, over the values where SQL and MongoDB could disagree.
+describe('document database compatibility (filters answered in SQL)', () => {
+  const { Long, Double, ObjectId } = mongoose.mongo;
+
+  interface Shaped {
+    _id: number;
+    tag: string;
+    f?: unknown;
+  }
+
+  const shapes: Shaped[] = [
+    { _id: 1, tag: 'null', f: null },
+    { _id: 2, tag: 'missing' },
+    { _id: 3, tag: 'array with null', f: [1, null] },
+    { _id: 4, tag: 'array', f: [1, 2] },
+    { _id: 5, tag: 'empty array', f: [] },
+    { _id: 6, tag: 'document', f: { a: 1, '0': 'x' } },
+    { _id: 7, tag: 'document with null', f: { a: null } },
+    { _id: 8, tag: 'scalar', f: 5 },
+    { _id: 9, tag: 'array of documents', f: [{ a: 1 }] },
+  ];
+
+  const tagsMatching = async (collection: string, filter: object): Promise<string[]> => {
+    const found = await db
+      .collection<Shaped>(collection)
+      .find(filter, { sort: { _id: 1 } })
+      .toArray();
+    return found.map((doc) => doc.tag);
+  };
+
+  test.each([
+    ['{f: null}', { f: null }, ['null', 'missing', 'array with null']],
+    [
+      '{f: {$exists: true}}',
+      { f: { $exists: true } },
+      shapes.filter((doc) => doc.tag !== 'missing').map((doc) => doc.tag),
+    ],
+    ['{f: {$exists: false}}', { f: { $exists: false } }, ['missing']],
+    [
+      "{'f.0': {$exists: true}}",
+      { 'f.0': { $exists: true } },
+      ['array with null', 'array', 'document', 'array of documents'],
+    ],
+    ["{'f.1': {$exists: true}}", { 'f.1': { $exists: true } }, ['array with null', 'array']],
+    [
+      "{'f.a': {$exists: true}}",
+      { 'f.a': { $exists: true } },
+      ['document', 'document with null', 'array of documents'],
+    ],
+    ['{f: null, _id: 3}', { f: null, _id: 3 }, ['array with null']],
+  ])(
+    'when documents are filtered by %s, then exactly the ones MongoDB matches come back, also when counted',
+    async (_name, filter, expected) => {
+      const collection = `shapes_${Object.keys(filter).join('_').replace(/\W/g, '')}_${expected.length}`;
+      await db.collection<Shaped>(collection).insertMany(shapes);
+      expect(await tagsMatching(collection, filter)).toEqual(expected);
+      expect(await db.collection<Shaped>(collection).countDocuments(filter)).toBe(expected.length);
+    },
+  );
+
+  test.each([`it's`, `'); DROP TABLE x; --`, 'ключ', 'a b'])(
+    'when documents are filtered on a field named %j, then equality, $ne, null and $exists answer as for any other name',
+    async (name) => {
+      const Named = db.collection<Record<string, unknown>>(
+        `named_${Buffer.from(name).toString('hex')}`,
+      );
+      await Named.insertMany([
+        { _id: 1, [name]: 'v', arr: [{ [name]: 1 }] },
+        { _id: 2, [name]: 'w' },
+        { _id: 3, [name]: null },
+        { _id: 4 },
+        { _id: 5, [name]: ['v', 'x'] },
+      ]);
+      const ids = async (filter: object) =>
+        (await Named.find(filter, { sort: { _id: 1 } }).toArray()).map((doc) => doc._id);
+      expect(await ids({ [name]: 'v' })).toEqual([1, 5]);
+      expect(await ids({ [name]: { $eq: 'w' } })).toEqual([2]);
+      expect(await ids({ [name]: { $ne: 'v' } })).toEqual([2, 3, 4]);
+      expect(await ids({ [name]: null })).toEqual([3, 4]);
+      expect(await ids({ [name]: { $exists: true } })).toEqual([1, 2, 3, 5]);
+      expect(await ids({ [`${name}.1`]: { $exists: true } })).toEqual([5]);
+      expect(await ids({ [`arr.0.${name}`]: 1 })).toEqual([1]);
+      expect(await Named.countDocuments({ [name]: 'v', _id: 5 })).toBe(1);
+      expect(await Named.updateOne({ [name]: 'w' }, { $set: { seen: true } })).toMatchObject({
+        matchedCount: 1,
+      });
+      expect(await Named.deleteOne({ [name]: null, _id: 4 })).toMatchObject({ deletedCount: 1 });
+      expect(await Named.countDocuments({})).toBe(4);
+    },
+  );
+
+  test('when a filter names a field with a backslash or a double quote, then it matches as MongoDB would', async () => {
+    // FerretDB 1.24 cannot store such field names (its JSON encoding refuses them), but a filter
+    // may still name them: nothing holds them, so equality finds nothing and null finds all.
+    const Plain = db.collection<{ _id: number }>('plain_names');
+    await Plain.insertMany([{ _id: 1 }, { _id: 2 }]);
+    for (const name of ['back\\slash', 'double"quote', `both\\'"`]) {
+      expect(await Plain.find({ [name]: 'v' }).toArray()).toEqual([]);
+      expect(await Plain.countDocuments({ [name]: null })).toBe(2);
+      expect(await Plain.countDocuments({ [name]: { $exists: true } })).toBe(0);
+      expect(await Plain.countDocuments({ [`${name}.0`]: { $exists: true } })).toBe(0);
+      expect(await Plain.countDocuments({ [name]: { $ne: 1 } })).toBe(2);
+    }
+  });
+
+  // One document per kind of _id; for each, the _ids MongoDB takes as equal to it (numbers compare
+  // by value across int, long and double) and near misses that must find nothing.
+  const when = new Date('2026-11-26T10:00:00.000Z');
+  const oid = new ObjectId();
+  const idKinds: Array<{ tag: string; stored: unknown; equal: unknown[]; other: unknown[] }> = [
+    { tag: 'int', stored: 1, equal: [1, new Long(1), new Double(1)], other: ['1', false] },
+    { tag: 'long', stored: new Long(2), equal: [2, new Long(2), new Double(2)], other: ['2', 2.5] },
+    { tag: 'double', stored: new Double(3), equal: [3, new Long(3), new Double(3)], other: [3.5] },
+    { tag: 'fraction', stored: 4.5, equal: [new Double(4.5)], other: [4, 5] },
+    { tag: 'string', stored: 'a', equal: ['a'], other: ['A', 'a '] },
+    {
+      tag: 'objectId',
+      stored: oid,
+      equal: [new ObjectId(oid.toHexString())],
+      other: [new ObjectId(), oid.toHexString()],
+    },
+    {
+      tag: 'date',
+      stored: when,
+      equal: [new Date(when.getTime())],
+      other: [new Date(when.getTime() + 1), when.toISOString(), when.getTime()],
+    },
+    { tag: 'boolean', stored: true, equal: [true], other: [false] },
+    {
+      tag: 'document',
+      stored: { a: 1, b: 'x' },
+      equal: [{ a: 1, b: 'x' }],
+      other: [{ b: 'x', a: 1 }, { a: 1 }],
+    },
+  ];
+
+  test.each(idKinds.map((kind) => [kind.tag, kind] as const))(
+    'when a document keyed by a %s _id is found, updated, counted and deleted by _id, then exactly that document is touched',
+    async (tag, kind) => {
+      const ById = db.collection<{ _id: unknown; tag: string; hits?: number }>(`ids_${tag}`);
+      await ById.insertMany(idKinds.map((k) => ({ _id: k.stored, tag: k.tag })));
+
+      for (const id of kind.equal) {
+        expect((await ById.find({ _id: id }).toArray()).map((doc) => doc.tag)).toEqual([tag]);
+        expect(await ById.countDocuments({ _id: id })).toBe(1);
+        expect(await ById.updateOne({ _id: id }, { $inc: { hits: 1 } })).toMatchObject({
+          matchedCount: 1,
+          modifiedCount: 1,
+        });
+      }
+      for (const id of kind.other) {
+        expect(await ById.find({ _id: id }).toArray()).toEqual([]);
+        expect(await ById.countDocuments({ _id: id })).toBe(0);
+        expect(await ById.updateOne({ _id: id }, { $inc: { hits: 100 } })).toMatchObject({
+          matchedCount: 0,
+        });
+        expect(await ById.deleteOne({ _id: id })).toMatchObject({ deletedCount: 0 });
+      }
+      const hits = await ById.find({}, { projection: { _id: 0, tag: 1, hits: 1 } }).toArray();
+      expect(hits.filter((doc) => doc.hits !== undefined)).toEqual([
+        { tag, hits: kind.equal.length },
+      ]);
+
+      expect(await ById.deleteOne({ _id: kind.equal[0] })).toMatchObject({ deletedCount: 1 });
+      const left = (await ById.find({}).toArray()).map((doc) => doc.tag);
+      expect(left.sort()).toEqual(
+        idKinds
+          .map((k) => k.tag)
+          .filter((t) => t !== tag)
+          .sort(),
+      );
+    },
+  );
+});
