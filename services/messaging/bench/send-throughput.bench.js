@@ -17,7 +17,9 @@
 // answer, default 120000), CPU_PROF_DIR (every service runs with --cpu-prof, its profile written
 // there at exit), MESSAGING_REPLICAS and WEBHOOKS_REPLICAS (processes of each, default 1: the extra
 // ones share the queues and the database; the gateway sends to the first), MONGODB_URL, AMQP_URL, BASE_PORT (default 18080; the gateway's metrics on +20,
-// the receiver on +21). CPU of docdb, PostgreSQL and RabbitMQ is the whole server's: whatever
+// the receiver on +21), IDLE_SECONDS (when set: also measures what the system costs with nothing
+// sent, for that many seconds right after start and again once the run has drained: CPU ms per
+// second per process and database commands per second per service). CPU of docdb, PostgreSQL and RabbitMQ is the whole server's: whatever
 // else uses them in the window is in it (the `other` row shows the rest of the machine).
 const { createHmac, timingSafeEqual } = require('node:crypto');
 const nodeHttp = require('node:http');
@@ -38,6 +40,7 @@ const RATE = Number(process.env.RATE ?? 0);
 const SEND_RATE = process.env.SEND_RATE_PER_SECOND ?? '100000';
 const DRAIN_TIMEOUT_MS = Number(process.env.DRAIN_TIMEOUT_MS ?? 120_000);
 const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 0);
 const REPLICAS = {
   messaging: Number(process.env.MESSAGING_REPLICAS ?? 1),
   webhooks: Number(process.env.WEBHOOKS_REPLICAS ?? 1),
@@ -173,6 +176,50 @@ async function driverCeiling(dbName) {
   }
 }
 
+/**
+ * What the system costs with nothing sent: CPU ms per second of each process and database
+ * commands per second of each service over `IDLE_SECONDS`. docdb, PostgreSQL and RabbitMQ are
+ * whole-server figures (other users of the shared servers count in them); the commands are ours.
+ */
+async function measureIdle(label, named, metricsUrls) {
+  const loadBefore = os.loadavg()[0];
+  const commandsBefore = await dbCommands(metricsUrls);
+  const cpuBefore = measure.snapshotCpu();
+  const started = Date.now();
+  await sleep(IDLE_SECONDS * 1000);
+  const cpuAfter = measure.snapshotCpu();
+  const seconds = (Date.now() - started) / 1000;
+  const commandsAfter = await dbCommands(metricsUrls);
+  const { groups } = measure.cpuBetween(cpuBefore, cpuAfter, named);
+  const rows = [...groups]
+    .filter(([name]) => name !== 'other')
+    .map(([name, ms]) => ({ process: name, 'cpu ms per s': Number((ms / seconds).toFixed(1)) }))
+    .sort((a, b) => b['cpu ms per s'] - a['cpu ms per s']);
+  const ours = rows
+    .filter((row) => OUR_SERVICES.includes(row.process.replace(/ \(2nd\)$/, '')))
+    .reduce((sum, row) => sum + row['cpu ms per s'], 0);
+  console.log(
+    `\nidle ${label}, ${seconds.toFixed(0)} s: ${ours.toFixed(1)} cpu ms per s in our services ` +
+      `(load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0].toFixed(2)} after)`,
+  );
+  console.table(rows);
+  const commands = [];
+  for (const [name, after] of commandsAfter) {
+    const grown = measure.growth(commandsBefore.get(name) ?? new Map(), after);
+    const total = [...grown.values()].reduce((sum, n) => sum + n, 0);
+    commands.push(
+      `  ${name}: ${(total / seconds).toFixed(2)} commands/s` +
+        (total > 0
+          ? ` (${[...grown]
+              .sort((a, b) => b[1] - a[1])
+              .map(([key, n]) => `${key.trim()} ${(n / seconds).toFixed(2)}`)
+              .join(', ')})`
+          : ''),
+    );
+  }
+  console.log(`database commands per second with nothing sent:\n${commands.join('\n')}`);
+}
+
 async function main() {
   const receiver = await startReceiver();
   const env = {
@@ -216,6 +263,16 @@ async function main() {
       });
       if (hook.status !== 201) throw new Error(`create webhook: ${hook.text}`);
       receiver.trust(JSON.parse(hook.text).webhook.secret);
+      const processNames = () => {
+        const named = new Map(
+          [...OUR_SERVICES, 'provider-simulator'].map((name) => [system.pidOf(name), name]),
+        );
+        named.set(process.pid, 'benchmark client');
+        // A replica is its service's second row: the service's figure is the sum of both.
+        for (const replica of system.replicas()) named.set(replica.pid, `${replica.name} (2nd)`);
+        return named;
+      };
+      if (IDLE_SECONDS > 0) await measureIdle('right after start', processNames(), metricsUrls);
       const send = (label) => (i) =>
         post(`${gateway}/api/svc/sendMessageToPhoneNumber`, {
           token,
@@ -266,12 +323,7 @@ async function main() {
 
       // The measured window: from the first send to the last webhook event it caused.
       receiver.reset();
-      const named = new Map(
-        [...OUR_SERVICES, 'provider-simulator'].map((name) => [system.pidOf(name), name]),
-      );
-      named.set(process.pid, 'benchmark client');
-      // A replica is its service's second row: the service's figure is the sum of both.
-      for (const replica of system.replicas()) named.set(replica.pid, `${replica.name} (2nd)`);
+      const named = processNames();
       const loadBefore = os.loadavg()[0];
       const commandsBefore = await dbCommands(metricsUrls);
       const cpuBefore = measure.snapshotCpu();
@@ -379,6 +431,8 @@ async function main() {
               .join(', '),
         );
       }
+
+      if (IDLE_SECONDS > 0) await measureIdle('after the run drained', named, metricsUrls);
 
       const ceiling = await driverCeiling(`${prefix}ceiling`);
       console.log(
