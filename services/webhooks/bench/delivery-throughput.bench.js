@@ -402,7 +402,7 @@ function printCost(run, cost) {
     line +=
       `\n  a plain POST: client ${perPost('client').toFixed(3)} ms, receiver` +
       ` ${perPost('receiver').toFixed(3)} ms, together ${postTotal.toFixed(3)} ms;` +
-      ` webhooks process ÷ client ${(service / perPost('client')).toFixed(1)}×`;
+      ` webhooks ÷ client ${(service / perPost('client')).toFixed(1)}×`;
   }
   console.log(line);
   const infra = Object.values(measure.INFRA_GROUPS)
