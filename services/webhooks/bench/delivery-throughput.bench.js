@@ -6,24 +6,25 @@
 //
 // Env: EVENTS (default 2000), WEBHOOKS (subscribed webhooks per event, default 4), RATE (events/s
 // of the paced run, default 40), RECEIVER_DELAY_MS (receiver think time, default 0), REPLICAS
-// (webhooks processes, default 1: the one in this process; the others run dist/main.js as child
-// processes on the same queues and database, their CPU and commands counted too), MONGODB_URL,
-// AMQP_URL; any WEBHOOK_* variable is passed to the service's configuration. Runs in a RabbitMQ
-// vhost and database prefix of its own, both removed at the end.
-// Plain JavaScript on the compiled service (dist/), so that it needs no TypeScript runner.
+// (webhooks processes, default 1), MONGODB_URL, AMQP_URL; any WEBHOOK_* variable is passed to the
+// service's configuration. Runs in a RabbitMQ vhost and database prefix of its own, both removed
+// at the end. Plain JavaScript on the compiled service (dist/), so that it needs no TypeScript
+// runner.
 //
-// Besides the table it prints CPU per delivery over the burst, read from /proc: this process
-// (service, receiver and publisher together) beside the same per plain POST of the baseline (client
-// and receiver), the difference (about the service's own cost), and the whole-server rows of
-// docdb, PostgreSQL and RabbitMQ; and database commands per delivery (driver command monitoring).
-// The same over the paced run, where batches are small (the send benchmark's steady pace).
-// Profile with `node --cpu-prof --cpu-prof-dir=/tmp/prof services/webhooks/bench/...` (the whole
-// run), or set CPU_PROF_DIR to profile the burst and the paced run alone (`burst-<pid>.cpuprofile`,
-// `paced-<pid>.cpuprofile`, this process).
-const { spawn } = require('node:child_process');
+// Every part runs as its own process, as in production: the webhooks service (`dist/main.js`,
+// REPLICAS of them), the receiver (receiver.js) and the baseline's client (baseline-client.js);
+// this process only publishes the events and keeps the score. So the service and the baseline's
+// client each have the receiver in another process and a core to share with it alike.
+//
+// Besides the table it prints CPU per delivery over the burst, read from /proc: the webhooks
+// process(es) and the receiver, beside the same per plain POST of the baseline (client and
+// receiver), the publisher (this process), and the whole-server rows of docdb, PostgreSQL and
+// RabbitMQ; and database commands per delivery (driver command monitoring). The same over the
+// paced run, where batches are small (the send benchmark's steady pace).
+// Set CPU_PROF_DIR to profile the webhooks process(es) over the whole run (`node --cpu-prof`,
+// written when they stop; read with `node scripts/cpu-profile-summary.js <file>`).
+const { fork, spawn } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
-const fs = require('node:fs');
-const inspector = require('node:inspector/promises');
 const http = require('node:http');
 const path = require('node:path');
 const { connect } = require('amqplib');
@@ -34,14 +35,12 @@ const { createRabbitAdmin, managementUrlOf } = require(
 );
 
 const dist = path.join(__dirname, '..', 'dist');
-const { startService } = require(path.join(dist, 'start-service'));
 const { webhooksConfigSchema } = require(path.join(dist, 'config'));
 
 const EVENTS = Number(process.argv[2] ?? process.env.EVENTS ?? 2000);
 const WEBHOOKS = Number(process.env.WEBHOOKS ?? 4);
 const RATE = Number(process.env.RATE ?? 40);
-const RECEIVER_DELAY_MS = Number(process.env.RECEIVER_DELAY_MS ?? 0);
-const REPLICAS = Number(process.env.REPLICAS ?? 1);
+const REPLICAS = Math.max(1, Number(process.env.REPLICAS ?? 1));
 const CPU_PROF_DIR = process.env.CPU_PROF_DIR;
 const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 const AMQP_URL = process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672';
@@ -52,20 +51,46 @@ const prefix = `b_wh_${tag}_`;
 const vhost = `b_wh_${tag}`;
 const secret = randomBytes(24).toString('hex');
 
-/** The receiver both runs hit: reads the body, notes when it arrived, answers 200. */
-function startReceiver(onArrival) {
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      onArrival(req, Date.now());
-      const answer = () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-      if (RECEIVER_DELAY_MS > 0) setTimeout(answer, RECEIVER_DELAY_MS);
-      else answer();
-    });
+/** A child process with an IPC channel: `ask` sends a message and resolves with the next answer of `type`. */
+async function forkChild(file, env = {}) {
+  const child = fork(path.join(__dirname, file), [], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  server.keepAliveTimeout = 65_000;
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+  const waiting = new Map();
+  child.on('message', (message) => {
+    const resolve = waiting.get(message.type);
+    waiting.delete(message.type);
+    resolve?.(message);
+  });
+  const next = (type) => new Promise((resolve) => waiting.set(type, resolve));
+  return {
+    child,
+    next,
+    ask(message, type) {
+      const answer = next(type);
+      child.send(message);
+      return answer;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', resolve);
+        child.disconnect();
+      }),
+  };
+}
+
+async function startReceiver() {
+  const receiver = await forkChild('receiver.js');
+  const { port } = await receiver.next('listening');
+  return { ...receiver, port };
+}
+
+async function startClient() {
+  const client = await forkChild('baseline-client.js');
+  await client.next('ready');
+  return client;
 }
 
 function percentile(values, p) {
@@ -82,7 +107,7 @@ function summary(label, latencies, startedAt, endedAt) {
     'deliveries/s': Math.round(latencies.length / seconds),
     'p50 ms': percentile(latencies, 50),
     'p99 ms': percentile(latencies, 99),
-    'max ms': Math.max(...latencies),
+    'max ms': latencies.reduce((max, value) => Math.max(max, value), -Infinity),
   };
 }
 
@@ -102,50 +127,22 @@ function sampleEvent(i) {
   };
 }
 
-/** Plain Node HTTP: `concurrency` workers POST the same kind of body, keep-alive, no retries. */
-async function baseline(port, total, concurrency, arrivals) {
-  const agent = new http.Agent({ keepAlive: true });
-  const body = Buffer.from(JSON.stringify({ event: 'message_sent', ...sampleEvent(0) }));
-  const latencies = [];
-  let next = 0;
-  const startedAt = Date.now();
-  const cpuBefore = process.cpuUsage();
-  const worker = async () => {
-    while (next < total) {
-      const id = String(next++);
-      const sentAt = Date.now();
-      await new Promise((resolve, reject) => {
-        const req = http.request(
-          {
-            host: '127.0.0.1',
-            port,
-            path: '/baseline',
-            method: 'POST',
-            agent,
-            headers: {
-              'content-type': 'application/json',
-              'content-length': body.length,
-              'x-webhook-id': id,
-            },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', resolve);
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      });
-      latencies.push(arrivals.get(id) - sentAt);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const endedAt = Date.now();
-  const cpu = process.cpuUsage(cpuBefore);
-  agent.destroy();
+/** Plain keep-alive POSTs from the client process to the receiver process, at `concurrency`. */
+async function baseline(client, receiver, total, concurrency, idPrefix) {
+  const body = JSON.stringify({ event: 'message_sent', ...sampleEvent(0) });
+  const cpuBefore = measure.snapshotCpu();
+  const { sentAt, startedAt, endedAt } = await client.ask(
+    { type: 'run', port: receiver.port, total, concurrency, body, idPrefix },
+    'done',
+  );
+  const cpuAfter = measure.snapshotCpu();
+  const { arrivals } = await receiver.ask({ type: 'take', side: 'baseline' }, 'take');
+  const arrivedAt = new Map(arrivals);
+  const latencies = sentAt.map(([id, at]) => arrivedAt.get(id) - at);
   return {
-    ...summary(`baseline: plain POSTs, ${concurrency} concurrent`, latencies, startedAt, endedAt),
-    cpuMsPerPost: (cpu.user + cpu.system) / 1000 / total,
+    row: summary(`baseline: plain POSTs, ${concurrency} concurrent`, latencies, startedAt, endedAt),
+    cpuBefore,
+    cpuAfter,
   };
 }
 
@@ -154,22 +151,13 @@ async function main() {
   const amqpUrl = new URL(AMQP_URL);
   amqpUrl.pathname = `/${vhost}`;
 
-  // Event id → when it was published; arrivals keyed by X-Webhook-Id and path.
   const publishedAt = new Map();
-  const arrivals = new Map();
-  let serviceArrivals = [];
-  const receiver = await startReceiver((req, at) => {
-    const id = req.headers['x-webhook-id'];
-    if (req.url === '/baseline') arrivals.set(id, at);
-    else serviceArrivals.push(at - publishedAt.get(id));
-  });
-  const port = receiver.address().port;
-
+  const receiver = await startReceiver();
+  const client = await startClient();
   const env = {
     ...Object.fromEntries(
       Object.entries(process.env).filter(([name]) => name.startsWith('WEBHOOK_')),
     ),
-    PORT: '0',
     MONGODB_URL,
     MONGODB_DB_PREFIX: prefix,
     AMQP_URL: amqpUrl.toString(),
@@ -178,10 +166,8 @@ async function main() {
     ALLOW_PRIVATE_URLS: 'true',
     DB_COMMAND_STATS: 'true',
   };
-  const config = webhooksConfigSchema.parse(env);
-  const service = await startService(config);
-  const replicas = [];
-  for (let i = 1; i < REPLICAS; i++) replicas.push(await startReplica(env));
+  const config = webhooksConfigSchema.parse({ ...env, PORT: '0' });
+  const services = [];
   // First attempts run while their event is held: at most prefetch × webhooks, and at most the
   // per-endpoint limit for each webhook.
   const concurrency = Math.min(
@@ -191,9 +177,11 @@ async function main() {
   const results = [];
   let burst;
   let pacedCost;
+  let connection;
   try {
+    for (let i = 0; i < REPLICAS; i++) services.push(await startService(env));
     for (let i = 0; i < WEBHOOKS; i++) {
-      const response = await fetch(`${service.url}/developer/webhooks`, {
+      const response = await fetch(`${services[0].url}/developer/webhooks`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -204,13 +192,13 @@ async function main() {
         },
         body: JSON.stringify({
           name: `bench ${i}`,
-          url: `http://127.0.0.1:${port}/w${i}`,
+          url: `http://127.0.0.1:${receiver.port}/w${i}`,
           events: ['message_sent'],
         }),
       });
       if (response.status !== 201) throw new Error(`webhook: ${await response.text()}`);
     }
-    const connection = await connect(amqpUrl.toString());
+    connection = await connect(amqpUrl.toString());
     const channel = await connection.createConfirmChannel();
     const publish = (event) => {
       publishedAt.set(event.id, Date.now());
@@ -220,64 +208,67 @@ async function main() {
       });
     };
     const waitForAll = async (count) => {
-      while (serviceArrivals.length < count) await new Promise((r) => setTimeout(r, 20));
+      while ((await receiver.ask({ type: 'count', side: 'service' }, 'count')).count < count) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const takeServiceLatencies = async () => {
+      const { arrivals } = await receiver.ask({ type: 'take', side: 'service' }, 'take');
+      return {
+        latencies: arrivals.map(([id, at]) => at - publishedAt.get(id)),
+        lastArrival: arrivals.reduce((last, [, at]) => Math.max(last, at), 0),
+      };
     };
 
     // Warm-up: connections, JIT, the database's first pages.
     for (let i = 0; i < 50; i++) publish(sampleEvent(i));
     await channel.waitForConfirms();
     await waitForAll(50 * WEBHOOKS);
-    await baseline(port, 200, concurrency, arrivals);
+    await takeServiceLatencies();
+    await baseline(client, receiver, 200, concurrency, 'warm-');
 
-    const { cpuMsPerPost, ...baselineRow } = await baseline(
-      port,
-      EVENTS * WEBHOOKS,
-      concurrency,
-      arrivals,
-    );
-    results.push(baselineRow);
+    const plain = await baseline(client, receiver, EVENTS * WEBHOOKS, concurrency, 'b-');
+    results.push(plain.row);
 
-    serviceArrivals = [];
-    const profiler = CPU_PROF_DIR ? await startProfiler('burst') : undefined;
-    const commandsBefore = await commandCounts(service, replicas);
+    const commandsBefore = await commandCounts(services);
     const cpuBefore = measure.snapshotCpu();
     const burstStart = Date.now();
     for (let i = 0; i < EVENTS; i++) {
       publish(sampleEvent(i));
-      // A real publisher is another process: yield now and then so this one does not starve
-      // the service (and the receiver) that share its event loop here.
       if (i % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
     }
     await channel.waitForConfirms();
     await waitForAll(EVENTS * WEBHOOKS);
-    const burstEnd = Date.now();
     // The last log rows of the burst are written just after their requests arrived.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const cpuAfter = measure.snapshotCpu();
-    const commands = measure.growth(commandsBefore, await commandCounts(service, replicas));
-    await profiler?.stop();
+    const commands = measure.growth(commandsBefore, await commandCounts(services));
+    const burstRun = await takeServiceLatencies();
     results.push(
       summary(
         `service: burst of ${EVENTS} events × ${WEBHOOKS} webhooks`,
-        serviceArrivals,
+        burstRun.latencies,
         burstStart,
-        burstEnd,
+        burstRun.lastArrival,
       ),
     );
+    const pids = {
+      servicePids: services.map((service) => service.child.pid),
+      receiverPid: receiver.child.pid,
+      clientPid: client.child.pid,
+    };
     burst = {
       deliveries: EVENTS * WEBHOOKS,
       cpuBefore,
       cpuAfter,
       commands,
-      cpuMsPerPost,
-      replicaPids: replicas.map((replica) => replica.child.pid),
+      plain: { posts: EVENTS * WEBHOOKS, cpuBefore: plain.cpuBefore, cpuAfter: plain.cpuAfter },
+      ...pids,
     };
 
     // Latency below saturation: events at a steady RATE per second.
-    serviceArrivals = [];
     const paced = Math.min(EVENTS, RATE * 10);
-    const pacedProfiler = CPU_PROF_DIR ? await startProfiler('paced') : undefined;
-    const pacedCommandsBefore = await commandCounts(service, replicas);
+    const pacedCommandsBefore = await commandCounts(services);
     const pacedCpuBefore = measure.snapshotCpu();
     const pacedStart = Date.now();
     for (let i = 0; i < paced; i++) {
@@ -287,29 +278,28 @@ async function main() {
     }
     await channel.waitForConfirms();
     await waitForAll(paced * WEBHOOKS);
-    const pacedEnd = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 100));
     pacedCost = {
       deliveries: paced * WEBHOOKS,
       cpuBefore: pacedCpuBefore,
       cpuAfter: measure.snapshotCpu(),
-      commands: measure.growth(pacedCommandsBefore, await commandCounts(service, replicas)),
-      replicaPids: burst.replicaPids,
+      commands: measure.growth(pacedCommandsBefore, await commandCounts(services)),
+      ...pids,
     };
-    await pacedProfiler?.stop();
+    const pacedRun = await takeServiceLatencies();
     results.push(
       summary(
         `service: paced ${RATE} events/s × ${WEBHOOKS} webhooks`,
-        serviceArrivals,
+        pacedRun.latencies,
         pacedStart,
-        pacedEnd,
+        pacedRun.lastArrival,
       ),
     );
-    await connection.close();
   } finally {
-    await Promise.all(replicas.map((replica) => replica.stop()));
-    await service.stop();
-    receiver.close();
+    await connection?.close();
+    await Promise.all(services.map((service) => service.stop()));
+    await client.stop();
+    await receiver.stop();
     const admin = await mongoose.createConnection(MONGODB_URL).asPromise();
     const { databases } = await admin.db.admin().listDatabases({ nameOnly: true });
     for (const { name } of databases) {
@@ -321,37 +311,21 @@ async function main() {
   console.log(
     `\nwebhook delivery, ${EVENTS} events, ${WEBHOOKS} webhooks each, equal concurrency ${concurrency}` +
       (REPLICAS > 1 ? `, ${REPLICAS} webhooks processes` : '') +
-      (RECEIVER_DELAY_MS ? `, receiver think time ${RECEIVER_DELAY_MS} ms` : ''),
+      (process.env.RECEIVER_DELAY_MS
+        ? `, receiver think time ${process.env.RECEIVER_DELAY_MS} ms`
+        : ''),
   );
   console.table(results);
-  const [plain, burstRow] = results;
+  const [plainRow, burstRow] = results;
   console.log(
-    `burst at ${Math.round((100 * burstRow['deliveries/s']) / plain['deliveries/s'])} % of the baseline` +
-      ` (${burstRow['deliveries/s']}/s beside ${plain['deliveries/s']}/s)`,
+    `burst at ${Math.round((100 * burstRow['deliveries/s']) / plainRow['deliveries/s'])} % of the baseline` +
+      ` (${burstRow['deliveries/s']}/s beside ${plainRow['deliveries/s']}/s)`,
   );
   printCost('burst', burst);
   printCost('paced', pacedCost);
 }
 
-/** Profiles this process from now until `stop`, which writes the profile to CPU_PROF_DIR. */
-async function startProfiler(run) {
-  const session = new inspector.Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return {
-    async stop() {
-      const { profile } = await session.post('Profiler.stop');
-      session.disconnect();
-      fs.mkdirSync(CPU_PROF_DIR, { recursive: true });
-      const file = path.join(CPU_PROF_DIR, `${run}-${process.pid}.cpuprofile`);
-      fs.writeFileSync(file, JSON.stringify(profile));
-      console.log(`${run} profile: ${file}`);
-    },
-  };
-}
-
-/** A free local port, for a replica's HTTP server. */
+/** A free local port, for a service's HTTP server. */
 function freePort() {
   const server = http.createServer();
   return new Promise((resolve) =>
@@ -362,10 +336,11 @@ function freePort() {
   );
 }
 
-/** Another webhooks process on the same queues and database; resolves once it is ready. */
-async function startReplica(env) {
+/** A webhooks process (`dist/main.js`) on the bench's queues and database, once it is ready. */
+async function startService(env) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(dist, 'main.js')], {
+  const profile = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(dist, 'main.js')], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -376,7 +351,8 @@ async function startReplica(env) {
       () => false,
     );
     if (ready) break;
-    if (waited > 30_000 || child.exitCode !== null) throw new Error('a replica did not start');
+    if (waited > 30_000 || child.exitCode !== null)
+      throw new Error('a webhooks process did not start');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -384,40 +360,51 @@ async function startReplica(env) {
     url,
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
         child.once('exit', resolve);
         child.kill('SIGTERM');
       }),
   };
 }
 
-/** Database commands the service (every replica) has sent so far, by command name. */
-async function commandCounts(service, replicas) {
-  const texts = [(await service.metrics.scrape()).body];
-  for (const replica of replicas) texts.push(await (await fetch(`${replica.url}/metrics`)).text());
-  const counts = texts.map((text) =>
-    measure.counterByLabel(text, 'switchboard_db_commands_total', 'command'),
-  );
+/** Database commands the service (every process) has sent so far, by command name. */
+async function commandCounts(services) {
   const total = new Map();
-  for (const count of counts) {
+  for (const service of services) {
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    const count = measure.counterByLabel(text, 'switchboard_db_commands_total', 'command');
     for (const [name, value] of count) total.set(name, (total.get(name) ?? 0) + value);
   }
   return total;
 }
 
-function printCost(run, { deliveries, cpuBefore, cpuAfter, commands, cpuMsPerPost, replicaPids }) {
-  const named = new Map([[process.pid, 'bench'], ...replicaPids.map((pid) => [pid, 'replicas'])]);
+function printCost(run, cost) {
+  const { deliveries, cpuBefore, cpuAfter, commands, plain } = cost;
+  const named = new Map([
+    [process.pid, 'publisher'],
+    [cost.receiverPid, 'receiver'],
+    [cost.clientPid, 'client'],
+    ...cost.servicePids.map((pid) => [pid, 'webhooks']),
+  ]);
   const { groups } = measure.cpuBetween(cpuBefore, cpuAfter, named);
   const per = (group) => (groups.get(group) ?? 0) / deliveries;
-  const bench = per('bench');
-  console.log(
-    `cpu per delivery (${run}): ${bench.toFixed(3)} ms in this process (service, receiver,` +
-      ` publisher)` +
-      (cpuMsPerPost === undefined
-        ? ''
-        : `; a plain POST ${cpuMsPerPost.toFixed(3)} ms (client, receiver);` +
-          ` difference ${(bench - cpuMsPerPost).toFixed(3)} ms`) +
-      (replicaPids.length > 0 ? `; the other replicas ${per('replicas').toFixed(3)} ms` : ''),
-  );
+  const service = per('webhooks');
+  const receiving = per('receiver');
+  let line =
+    `cpu per delivery (${run}): webhooks ${service.toFixed(3)} ms` +
+    (cost.servicePids.length > 1 ? ` (${cost.servicePids.length} processes)` : '') +
+    `, receiver ${receiving.toFixed(3)} ms, together ${(service + receiving).toFixed(3)} ms` +
+    `; publisher ${per('publisher').toFixed(3)} ms`;
+  if (plain) {
+    const plainGroups = measure.cpuBetween(plain.cpuBefore, plain.cpuAfter, named).groups;
+    const perPost = (group) => (plainGroups.get(group) ?? 0) / plain.posts;
+    const postTotal = perPost('client') + perPost('receiver');
+    line +=
+      `\n  a plain POST: client ${perPost('client').toFixed(3)} ms, receiver` +
+      ` ${perPost('receiver').toFixed(3)} ms, together ${postTotal.toFixed(3)} ms;` +
+      ` webhooks ÷ client ${(service / perPost('client')).toFixed(1)}×`;
+  }
+  console.log(line);
   const infra = Object.values(measure.INFRA_GROUPS)
     .map((group) => `${group} ${per(group).toFixed(3)}`)
     .join(', ');
