@@ -27,7 +27,10 @@ export const EXCHANGE_TYPES: Record<ExchangeName, ExchangeType> = {
   [EXCHANGES.liveFeed]: 'fanout',
 };
 
-/** Events on `svc.events` are routed by their event name, e.g. `message_received`. */
+/**
+ * Events on `svc.events` are routed by their event name, e.g. `message_received`; see
+ * `eventRoutingKey` for the one qualifier a message's outcome may carry.
+ */
 export const ROUTING_KEYS = {
   provider: {
     message: 'provider.message',
@@ -187,7 +190,29 @@ export const LIVE_EVENT_NAMES = [
 ] as const;
 
 /** What a campaign's progress follows; `message_received` is for automated replies. */
-const PROGRESS_EVENTS = ['message_sent', 'message_failed', 'message_status_updated'] as const;
+export const PROGRESS_EVENTS = [
+  'message_sent',
+  'message_failed',
+  'message_status_updated',
+] as const;
+
+/** The word after the event name of a message outcome that belongs to no campaign. */
+export const DIRECT_MESSAGE_QUALIFIER = 'direct';
+
+/**
+ * The routing key of an event on `svc.events`: its name, except that the outcome of a message
+ * that belongs to no campaign (a send through the API, the inbox or an automated answer) is
+ * qualified, `message_sent.direct`. Campaigns binds the bare names and so receives only its
+ * own messages' outcomes, four per recipient, instead of every send's: each needless enqueue
+ * is a quorum queue's log write. The campaign's events keep the bare name so that a queue
+ * still bound as before receives exactly them, whichever side of a rolling deploy publishes;
+ * whoever wants every outcome binds `message_sent.#` (which matches both keys) or `#`.
+ * Consumers read the event name from the event itself, never from the routing key.
+ */
+export function eventRoutingKey(event: { event: string; campaign_id?: number | null }): string {
+  const direct = (PROGRESS_EVENTS as readonly string[]).includes(event.event) && !event.campaign_id;
+  return direct ? `${event.event}.${DIRECT_MESSAGE_QUALIFIER}` : event.event;
+}
 
 export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
   declareExchange(EXCHANGES.provider, ['inbound']),
@@ -211,6 +236,7 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
     ...bind(EXCHANGES.webhooksRetry, step.queue, [step.routingKey]),
   ]),
 
+  // The bare names only: the outcomes of campaigns' messages, never a direct send's.
   ...workQueue(QUEUES.campaignsEvents, 'campaigns', true),
   ...bind(EXCHANGES.events, QUEUES.campaignsEvents, PROGRESS_EVENTS),
 
@@ -246,7 +272,12 @@ export const BROKER_TOPOLOGY: readonly TopologyDeclaration[] = [
     role: 'dead',
     arguments: parkingQueueArguments(),
   },
-  ...bind(EXCHANGES.events, QUEUES.gatewayLiveEvents, LIVE_EVENT_NAMES),
+  // `name.#`: every message's outcome, a campaign's (the bare name) and a direct one's.
+  ...bind(
+    EXCHANGES.events,
+    QUEUES.gatewayLiveEvents,
+    LIVE_EVENT_NAMES.map((name) => `${name}.#`),
+  ),
   ...bind(EXCHANGES.console, QUEUES.gatewayLiveEvents, ['#']),
 ];
 

@@ -1,4 +1,4 @@
-import { CONSUMER_RETRY_DELAY_MS } from '@switchboard/contracts';
+import { CONSUMER_RETRY_DELAY_MS, EXCHANGES, eventRoutingKey } from '@switchboard/contracts';
 import { createEventRelay, eventPublisher } from '@switchboard/service-kit';
 import {
   createIdBlocks,
@@ -115,7 +115,8 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       });
       const relay = createEventRelay({
         sources: [messages.outbox, notices.outbox],
-        publish: eventPublisher(broker, 'messaging'),
+        // A message's outcome is routed as a campaign's or a direct one (campaigns takes only its own).
+        publish: eventPublisher(broker, 'messaging', EXCHANGES.events, eventRoutingKey),
         logger,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
         graceMs: config.EVENT_RELAY_GRACE_MS,

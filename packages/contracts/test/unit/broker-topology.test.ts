@@ -5,8 +5,10 @@ import {
   QUEUE_DELIVERY_LIMIT,
   ROUTING_KEYS,
   SERVICE_NAMES,
+  LIVE_EVENT_NAMES,
   WEBHOOK_RETRY_STEPS,
   deadQueueFor,
+  eventRoutingKey,
   retryQueueFor,
   topologyFor,
   type BindingDeclaration,
@@ -104,13 +106,32 @@ describe('BROKER_TOPOLOGY', () => {
     );
   });
 
-  test('when events are published, then webhooks gets all of them and campaign progress the outcome of messages', () => {
+  test("when events are published, then webhooks gets all of them and campaign progress the outcome of campaigns' messages only", () => {
     expect(bindingsOf(QUEUES.webhooksEvents).map((b) => b.routingKey)).toEqual(['#']);
     expect(bindingsOf(QUEUES.campaignsEvents).map((b) => b.routingKey)).toEqual([
       'message_sent',
       'message_failed',
       'message_status_updated',
     ]);
+  });
+
+  test("when a message's outcome is published, then it is routed by its name if it is a campaign's, qualified as direct otherwise", () => {
+    for (const event of ['message_sent', 'message_failed', 'message_status_updated']) {
+      expect(eventRoutingKey({ event, campaign_id: 12 })).toBe(event);
+      expect(eventRoutingKey({ event })).toBe(`${event}.direct`);
+      expect(eventRoutingKey({ event, campaign_id: null })).toBe(`${event}.direct`);
+    }
+    expect(eventRoutingKey({ event: 'message_received' })).toBe('message_received');
+    expect(eventRoutingKey({ event: 'campaign_completed', campaign_id: 12 })).toBe(
+      'campaign_completed',
+    );
+  });
+
+  test("when the console's live events are bound, then each event is taken under its name and any qualifier", () => {
+    const live = bindingsOf(QUEUES.gatewayLiveEvents).filter(
+      (b) => b.exchange === EXCHANGES.events,
+    );
+    expect(live.map((b) => b.routingKey)).toEqual(LIVE_EVENT_NAMES.map((name) => `${name}.#`));
   });
 
   test("when a service's part is taken, then it is self-contained and covers all its queues", () => {

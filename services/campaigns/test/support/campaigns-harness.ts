@@ -11,6 +11,7 @@ import {
   ContactsByIdsRequestSchema,
   ContactsByIdsResponseSchema,
   EXCHANGES,
+  eventRoutingKey,
   HoldMessageQuotaRequestSchema,
   HoldMessageQuotaResponseSchema,
   InternalUpdateContactRequestSchema,
@@ -621,7 +622,8 @@ export async function startCampaignsSystem(
   const publishEvent = async (event: BrokerEvent) => {
     const checked = BrokerEventSchema.parse(event);
     published.push(checked);
-    publisher.publish(EXCHANGES.events, checked.event, Buffer.from(JSON.stringify(checked)), {
+    const key = eventRoutingKey(checked);
+    publisher.publish(EXCHANGES.events, key, Buffer.from(JSON.stringify(checked)), {
       messageId: checked.id,
       persistent: true,
       contentType: 'application/json',

@@ -7,7 +7,9 @@ import { createProgressRecorder } from '../../../domain/campaigns/record-progres
 const PROGRESS_GATHER_MS = 5;
 
 /**
- * `campaigns.events`: message_sent, message_failed and message_status_updated → progress,
+ * `campaigns.events`: message_sent, message_failed and message_status_updated of campaigns'
+ * messages → progress (a direct send's are routed elsewhere; one published by an older messaging
+ * without that routing carries no `campaign_id` and is skipped),
  * recorded in batches of up to `prefetch` (four events per recipient of a campaign), one batch
  * at a time so that a recipient's events keep their order; each delivery is still acked,
  * retried or parked on its own outcome.
