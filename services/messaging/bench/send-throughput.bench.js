@@ -228,6 +228,8 @@ async function main() {
     SIM_ACCESS_TOKEN: simToken,
     SIM_STATUS_DELAYS_MS: STATUSES ? '100,200,300' : '',
     SIM_PAIR_RATE_LIMIT: 'false',
+    // The premium plan's API rate (100 requests/s a token) would cap what is measured here.
+    API_RATE_SCALE: '1000',
     ALLOW_PRIVATE_URLS: 'true',
     DB_COMMAND_STATS: '1',
     METRICS_PORT: String(METRICS_PORT),
