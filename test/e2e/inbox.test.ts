@@ -10,7 +10,6 @@ import {
   AddAgentResponseSchema,
   BrokerEventSchema,
   ConversationStateResponseSchema,
-  ConversationUpdatedEventSchema,
   ConversationsResponseSchema,
   CreateOrganizationResponseSchema,
   EXCHANGES,
@@ -33,7 +32,7 @@ import {
   type Credentials,
   type SignedInSession,
 } from '../support/console-client';
-import { uniquePhone, waitFor } from '../support/polling';
+import { conversationUpdated, uniquePhone, waitFor } from '../support/polling';
 import { jsonBody } from '../support/test-infra';
 
 jest.setTimeout(120_000);
@@ -310,22 +309,9 @@ async function customerWrites(org: Organization, input: Record<string, unknown>)
   );
 }
 
-/** The `conversation_updated` events of one contact, in the order published. */
-const updatesOf = (contact_id: number) =>
-  consoleEvents
-    .map((event) => ConversationUpdatedEventSchema.parse(event))
-    .filter((event) => event.data.contact_id === contact_id);
-
 /** Waits for a `conversation_updated` of the contact matching `data`. */
 const updated = (contact_id: number, data: Record<string, unknown>) =>
-  waitFor(
-    () =>
-      updatesOf(contact_id).find((event) =>
-        Object.entries(data).every(([key, value]) => (event.data as never)[key] === value),
-      ),
-    10_000,
-    `conversation_updated ${JSON.stringify(data)}`,
-  );
+  conversationUpdated(consoleEvents, contact_id, data);
 
 /** How many inbound messages automation settled with this outcome (campaigns' counter). */
 async function outcomes(outcome: string): Promise<number> {

@@ -104,7 +104,7 @@ test('when a message is sent through the gateway, then the gateway, messaging, t
     'messaging publishes message_sent': (s) =>
       s.service === 'messaging' &&
       s.kind === SPAN_KIND.producer &&
-      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'message_sent',
+      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'message_sent.direct',
     'contacts publishes contact_created from its outbox': (s) =>
       s.service === 'contacts' &&
       s.kind === SPAN_KIND.producer &&
@@ -188,7 +188,8 @@ test('when the provider reports a status, then one trace follows it from inbound
     (s) =>
       s.service === 'messaging' &&
       s.kind === SPAN_KIND.producer &&
-      s.attributes['messaging.rabbitmq.destination.routing_key'] === 'message_status_updated',
+      s.attributes['messaging.rabbitmq.destination.routing_key'] ===
+        'message_status_updated.direct',
     (s) =>
       s.service === 'webhooks' &&
       s.kind === SPAN_KIND.client &&

@@ -1,4 +1,4 @@
-import type { BrokerEvent } from '@switchboard/contracts';
+import { ConversationUpdatedEventSchema, type BrokerEvent } from '@switchboard/contracts';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -28,3 +28,26 @@ export function eventsOf(events: BrokerEvent[], event: string, messageId: number
 let phoneSeq = Math.floor(Math.random() * 1_000_000);
 /** A valid phone number that no other call of this test run uses. */
 export const uniquePhone = () => `39348${String(phoneSeq++).padStart(7, '0')}`;
+
+/**
+ * Waits in `consoleEvents` (every console event a test has received, in order) for a contact's
+ * `conversation_updated` whose data has every value of `data`.
+ */
+export function conversationUpdated(
+  consoleEvents: readonly unknown[],
+  contact_id: number,
+  data: Record<string, unknown>,
+) {
+  return waitFor(
+    () =>
+      consoleEvents
+        .map((event) => ConversationUpdatedEventSchema.parse(event))
+        .find(
+          (event) =>
+            event.data.contact_id === contact_id &&
+            Object.entries(data).every(([key, value]) => (event.data as never)[key] === value),
+        ),
+    10_000,
+    `conversation_updated ${JSON.stringify(data)}`,
+  );
+}

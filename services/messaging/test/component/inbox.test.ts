@@ -1,7 +1,6 @@
 import { connect, type ChannelModel } from 'amqplib';
 import {
   ConversationStateResponseSchema,
-  ConversationUpdatedEventSchema,
   ConversationsResponseSchema,
   EXCHANGES,
   type Conversation,
@@ -9,11 +8,11 @@ import {
 import {
   startMessagingSystem,
   uniquePhone,
-  waitFor,
   type ApiClient,
   type MessagingSystem,
   type Organization,
 } from '../support/messaging-harness';
+import { conversationUpdated } from '../../../../test/support/polling';
 
 // The human inbox as messaging serves it. Users are the gateway's: a console user's call reaches
 // messaging with the user the gateway signed in, which is how these tests make them. What needs
@@ -66,22 +65,9 @@ async function conversations(
 const contactsIn = async (who: ApiClient, query: Record<string, string | number> = {}) =>
   (await conversations(who, query)).map((conversation) => conversation.contact_id).sort();
 
-/** The `conversation_updated` events of one contact, in the order published. */
-const updatesOf = (contact_id: number) =>
-  consoleEvents
-    .map((event) => ConversationUpdatedEventSchema.parse(event))
-    .filter((event) => event.data.contact_id === contact_id);
-
 /** Waits for a `conversation_updated` of the contact matching `data`. */
 const updated = (contact_id: number, data: Record<string, unknown>) =>
-  waitFor(
-    () =>
-      updatesOf(contact_id).find((event) =>
-        Object.entries(data).every(([key, value]) => (event.data as never)[key] === value),
-      ),
-    10_000,
-    `conversation_updated ${JSON.stringify(data)}`,
-  );
+  conversationUpdated(consoleEvents, contact_id, data);
 
 const sentTexts = async (phone: string): Promise<string[]> =>
   (
