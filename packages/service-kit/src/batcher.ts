@@ -13,6 +13,12 @@ export interface BatcherOptions<I, R> {
   maxWaitMs: number;
   concurrency?: number;
   /**
+   * The least time between the starts of two batches (0, the default: none). A batch starts at
+   * once when the last one started longer ago than this, so a lone caller still waits for
+   * nothing; under load items gather for that long and share one batch.
+   */
+  spacingMs?: number;
+  /**
    * Handles a batch: answers one outcome per item, in order — a result, or an Error for an item
    * that failed alone. Throwing fails every item of the batch.
    */
@@ -27,15 +33,27 @@ interface Waiting<I, R> {
 
 export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
   const concurrency = options.concurrency ?? 1;
+  const spacingMs = options.spacingMs ?? 0;
+  let lastStart = -Infinity;
   let waiting: Waiting<I, R>[] = [];
   let running = 0;
   const inFlight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
 
-  function startDue(): void {
+  /** Starts what may run; `now` disregards the spacing (a drain). */
+  function startDue(now = false): void {
     while (running < concurrency && waiting.length > 0) {
+      const wait = now ? 0 : lastStart + spacingMs - Date.now();
+      if (wait > 0) {
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          startDue();
+        }, wait);
+        return;
+      }
       clearTimeout(timer);
       timer = undefined;
+      lastStart = Date.now();
       const batch = waiting.splice(0, options.maxItems);
       running += 1;
       const done = runBatch(batch).finally(() => {
@@ -78,7 +96,7 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
     /** Resolves once every item added so far has had its batch run (at shutdown). */
     async drain(): Promise<void> {
       while (waiting.length > 0 || inFlight.size > 0) {
-        if (inFlight.size === 0) startDue(); // gathering behind a timer: go now
+        if (inFlight.size === 0) startDue(true); // gathering behind a timer: go now
         await Promise.all(inFlight);
       }
     },

@@ -1,8 +1,4 @@
-interface Waiting<T> {
-  item: T;
-  resolve(): void;
-  reject(error: unknown): void;
-}
+import { createBatcher } from '@switchboard/service-kit';
 
 export interface WriteBatcherOptions {
   /** Most items in one write; the rest go in the following one. */
@@ -28,58 +24,19 @@ export function createWriteBatcher<T>(
 ) {
   const { maxBatch = 500, spacingMs = 0 } =
     typeof options === 'number' ? { maxBatch: options } : options;
-  const waiting: Waiting<T>[] = [];
-  let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let lastStart = -Infinity;
-
-  function startDue(): void {
-    if (running || waiting.length === 0) return;
-    const wait = lastStart + spacingMs - Date.now();
-    if (wait > 0) {
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        startDue();
-      }, wait);
-      return;
-    }
-    const batch = waiting.splice(0, maxBatch);
-    lastStart = Date.now();
-    running = run(batch).finally(() => {
-      running = undefined;
-      // What gathered meanwhile goes once due: it has waited for a write already.
-      startDue();
-    });
-  }
-
-  async function run(batch: Waiting<T>[]): Promise<void> {
-    try {
-      await write(batch.map((entry) => entry.item));
-      for (const entry of batch) entry.resolve();
-    } catch (error) {
-      for (const entry of batch) entry.reject(error);
-    }
-  }
-
+  const batcher = createBatcher<T, void>({
+    maxItems: maxBatch,
+    maxWaitMs: 0,
+    spacingMs,
+    async run(items) {
+      await write(items);
+      return items.map(() => undefined);
+    },
+  });
   return {
-    add(item: T): Promise<void> {
-      return new Promise<void>((resolve, reject) => {
-        waiting.push({ item, resolve, reject });
-        startDue();
-      });
-    },
+    add: (item: T): Promise<void> => batcher.add(item),
     /** Resolves once everything added so far is written (or failed); what is waiting goes now. */
-    async drain(): Promise<void> {
-      while (waiting.length > 0 || running) {
-        if (!running) {
-          clearTimeout(timer);
-          timer = undefined;
-          lastStart = -Infinity;
-          startDue();
-        }
-        await running;
-      }
-    },
+    drain: (): Promise<void> => batcher.drain(),
   };
 }
 
