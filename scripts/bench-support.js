@@ -97,7 +97,7 @@ async function load(label, count, concurrency, call, ratePerSecond = 0) {
 /**
  * Launches every process on `basePort` with `env` (and `replicas`: extra processes per service,
  * see launcher.js), runs `fn({system, adminToken, internalSecret,
- * simulator, prefix})`, and removes the vhost and databases afterwards, whatever happened.
+ * simulator, prefix, vhost, rabbitAdmin})`, and removes the vhost and databases afterwards, whatever happened.
  */
 async function withBenchSystem(name, { basePort, env, replicas }, fn) {
   const tag = randomBytes(4).toString('hex');
@@ -129,6 +129,8 @@ async function withBenchSystem(name, { basePort, env, replicas }, fn) {
       internalSecret,
       simulator: system.urls['provider-simulator'],
       prefix,
+      vhost,
+      rabbitAdmin,
     });
   } finally {
     await system?.stop();

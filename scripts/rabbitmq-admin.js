@@ -69,6 +69,42 @@ function createRabbitAdmin(baseUrl) {
       return rows.map((row) => ({ name: row.name, type: row.type }));
     },
     /**
+     * What the vhost's broker has counted so far: the vhost's totals (published, confirmed,
+     * delivered, acked), each queue's (enqueued, delivered, acked, redelivered) and each
+     * exchange's (published in, routed out). The API refreshes these every statistics interval
+     * (5 s by default): read them once the traffic has been quiet that long.
+     */
+    async messageStats(vhost) {
+      const v = vhostPath(vhost);
+      const pick = (stats = {}, keys) =>
+        Object.fromEntries(keys.map((key) => [key, Number(stats[key] ?? 0)]));
+      const totals = await call('GET', `/vhosts/${v}`);
+      const queues = await call('GET', `/queues/${v}?columns=name,type,message_stats`);
+      const exchanges = await call('GET', `/exchanges/${v}?columns=name,type,message_stats`);
+      return {
+        vhost: pick(totals.message_stats, [
+          'publish',
+          'confirm',
+          'deliver_get',
+          'ack',
+          'redeliver',
+          'return_unroutable',
+          'drop_unroutable',
+        ]),
+        queues: Object.fromEntries(
+          queues.map((row) => [
+            row.name,
+            { type: row.type, ...pick(row.message_stats, ['publish', 'deliver_get', 'ack', 'redeliver']) },
+          ]),
+        ),
+        exchanges: Object.fromEntries(
+          exchanges
+            .filter((row) => row.name !== '')
+            .map((row) => [row.name, pick(row.message_stats, ['publish_in', 'publish_out'])]),
+        ),
+      };
+    },
+    /**
      * Closes the connections that `matches` picks (by vhost and client-given name), as a broker
      * restart would. The API lists a new connection within its statistics interval (5 s by
      * default), so it is waited for up to `timeoutMs`. Resolves with how many were closed.

@@ -220,6 +220,45 @@ async function measureIdle(label, named, metricsUrls) {
   console.log(`database commands per second with nothing sent:\n${commands.join('\n')}`);
 }
 
+/** Broker messages per accepted send over the window, from the management API's counters. */
+function printBrokerMessages(before, after, accepted) {
+  const per = (a, b, key) => Number((((a?.[key] ?? 0) - (b?.[key] ?? 0)) / accepted).toFixed(2));
+  const v = (key) => per(after.vhost, before.vhost, key);
+  console.log(
+    `\nbroker messages per accepted send: published ${v('publish')}, confirmed ${v('confirm')}, ` +
+      `delivered ${v('deliver_get')}, acked ${v('ack')}, redelivered ${v('redeliver')}, ` +
+      `unroutable ${v('return_unroutable') + v('drop_unroutable')}`,
+  );
+  const queues = Object.entries(after.queues)
+    .map(([name, stats]) => ({
+      queue: name,
+      type: stats.type,
+      enqueued: per(stats, before.queues[name], 'publish'),
+      delivered: per(stats, before.queues[name], 'deliver_get'),
+      acked: per(stats, before.queues[name], 'ack'),
+      redelivered: per(stats, before.queues[name], 'redeliver'),
+    }))
+    .filter((row) => row.enqueued > 0 || row.delivered > 0);
+  // A server-named queue (a gateway replica's own live-feed queue) under one name.
+  console.table(
+    queues.map((row) => (row.queue.startsWith('amq.gen-') ? { ...row, queue: 'amq.gen-…' } : row)),
+  );
+  const enqueued = (type) =>
+    queues.filter((row) => row.type === type).reduce((sum, row) => sum + row.enqueued, 0);
+  console.log(
+    `  enqueued per send: quorum ${enqueued('quorum').toFixed(2)}, classic ${enqueued('classic').toFixed(2)}`,
+  );
+  console.table(
+    Object.entries(after.exchanges)
+      .map(([name, stats]) => ({
+        exchange: name,
+        'published in': per(stats, before.exchanges[name], 'publish_in'),
+        'routed out': per(stats, before.exchanges[name], 'publish_out'),
+      }))
+      .filter((row) => row['published in'] > 0),
+  );
+}
+
 async function main() {
   const receiver = await startReceiver();
   const env = {
@@ -238,7 +277,12 @@ async function main() {
   await withBenchSystem(
     'msg',
     { basePort: BASE_PORT, env, replicas: REPLICAS },
-    async ({ system, adminToken, prefix }) => {
+    async ({ system, adminToken, prefix, vhost, rabbitAdmin }) => {
+      // The management API's figures lag by its statistics interval (5 s): read after a quiet wait.
+      const brokerStats = async () => {
+        await sleep(6000);
+        return rabbitAdmin.messageStats(vhost);
+      };
       const gateway = system.urls.gateway;
       const simulator = system.urls['provider-simulator'];
       const metricsUrls = OUR_SERVICES.map((name) => [
@@ -325,6 +369,7 @@ async function main() {
 
       // The measured window: from the first send to the last webhook event it caused.
       receiver.reset();
+      const brokerBefore = await brokerStats();
       const named = processNames();
       const loadBefore = os.loadavg()[0];
       const commandsBefore = await dbCommands(metricsUrls);
@@ -349,6 +394,7 @@ async function main() {
       const cpuAfter = drained.cpu;
       const commandsAfter = await dbCommands(metricsUrls);
       const loadAfter = os.loadavg()[0];
+      const brokerAfter = await brokerStats();
 
       console.log(
         `\nsendMessageToPhoneNumber, ${SENDS} sends, ${mode}, SEND_RATE_PER_SECOND=${SEND_RATE}, ` +
@@ -433,6 +479,8 @@ async function main() {
               .join(', '),
         );
       }
+
+      printBrokerMessages(brokerBefore, brokerAfter, service.accepted);
 
       if (IDLE_SECONDS > 0) await measureIdle('after the run drained', named, metricsUrls);
 
