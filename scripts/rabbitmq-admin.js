@@ -94,7 +94,10 @@ function createRabbitAdmin(baseUrl) {
         queues: Object.fromEntries(
           queues.map((row) => [
             row.name,
-            { type: row.type, ...pick(row.message_stats, ['publish', 'deliver_get', 'ack', 'redeliver']) },
+            {
+              type: row.type,
+              ...pick(row.message_stats, ['publish', 'deliver_get', 'ack', 'redeliver']),
+            },
           ]),
         ),
         exchanges: Object.fromEntries(

@@ -32,6 +32,34 @@ export const ProviderEventMessageSchema = z.object({
 });
 export type ProviderEventMessage = z.infer<typeof ProviderEventMessageSchema>;
 
+/** The most statuses one batch message carries. */
+export const PROVIDER_STATUS_BATCH_MAX = 100;
+
+/**
+ * Several provider statuses in one broker message, on `provider.status` like a single one:
+ * inbound publishes the statuses of the webhooks it stored together as one message (each a
+ * whole `ProviderEventMessage`, in arrival order), because every broker message is a quorum
+ * queue's log write. A lone status still travels as a plain `ProviderEventMessage`, which is
+ * also what inbound published before batches existed: the consumer reads both.
+ */
+export const ProviderStatusBatchMessageSchema = z.object({
+  /** The batch's own id (a consumer's retries count by it); each status keeps its own. */
+  id: z.string().min(1),
+  statuses: z.array(ProviderEventMessageSchema).min(1).max(PROVIDER_STATUS_BATCH_MAX),
+});
+export type ProviderStatusBatchMessage = z.infer<typeof ProviderStatusBatchMessageSchema>;
+
+/** What `messaging.provider-events` carries: one provider event, or a batch of statuses. */
+export const ProviderQueueMessageSchema = z.union([
+  ProviderEventMessageSchema,
+  ProviderStatusBatchMessageSchema,
+]);
+export type ProviderQueueMessage = z.infer<typeof ProviderQueueMessageSchema>;
+
+/** The provider events of a message from `messaging.provider-events`, in order. */
+export const providerEventsOf = (message: ProviderQueueMessage): ProviderEventMessage[] =>
+  'statuses' in message ? message.statuses : [message];
+
 const FIELD_ROUTES: Record<string, ProviderRoutingKey> = {
   account_update: ROUTING_KEYS.provider.accountUpdate,
   account_review_update: ROUTING_KEYS.provider.accountUpdate,

@@ -3,7 +3,8 @@ import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib
 import {
   EXCHANGES,
   InboundChannelResponseSchema,
-  ProviderEventMessageSchema,
+  ProviderQueueMessageSchema,
+  providerEventsOf,
   type ProviderEventMessage,
 } from '@switchboard/contracts';
 import type { RunningService } from '@switchboard/service-kit';
@@ -34,7 +35,10 @@ let messaging: ContractStub;
 let inbound: RunningService<InboundConfig>;
 let amqp: ChannelModel;
 let tap: AmqpChannel;
+/** Each provider event published, a batch's statuses one by one. */
 const published: { routingKey: string; message: ProviderEventMessage }[] = [];
+/** The broker messages themselves: how many events each carried. */
+const brokerMessages: { routingKey: string; events: number }[] = [];
 
 /** The organization's channel as messaging provisioned it (the admin saw it once). */
 const org = {
@@ -98,10 +102,12 @@ beforeAll(async () => {
   await tap.bindQueue(queue, EXCHANGES.provider, '#');
   await tap.consume(queue, (msg) => {
     if (!msg) return;
-    published.push({
-      routingKey: msg.fields.routingKey,
-      message: ProviderEventMessageSchema.parse(JSON.parse(msg.content.toString())),
-    });
+    const routingKey = msg.fields.routingKey;
+    const events = providerEventsOf(
+      ProviderQueueMessageSchema.parse(JSON.parse(msg.content.toString())),
+    );
+    brokerMessages.push({ routingKey, events: events.length });
+    for (const message of events) published.push({ routingKey, message });
     tap.ack(msg);
   });
 });
@@ -298,10 +304,11 @@ describe('inbound webhook (the published inbound webhook)', () => {
     );
   });
 
-  test('when many webhooks arrive at once, some of them the same bytes, then each distinct one is stored and published once', async () => {
+  test('when many webhooks arrive at once, some of them the same bytes, then each distinct one is stored and published once, their statuses in fewer broker messages', async () => {
     const bodies = Array.from({ length: 30 }, (_, index) => webhookBody(`burst ${index}`));
     const sent = [...bodies, ...bodies.slice(0, 10)];
     const published0 = published.length;
+    const brokerMessages0 = brokerMessages.length;
     const answers = await Promise.all(sent.map((body) => post(directUrl(), body)));
     expect(answers.map((answer) => answer.status)).toEqual(sent.map(() => 200));
     // Two messages per webhook: its inbound text and its status.
@@ -310,6 +317,12 @@ describe('inbound webhook (the published inbound webhook)', () => {
     const ids = published.slice(published0).map((item) => item.message.id);
     expect(ids).toHaveLength(60);
     expect(new Set(ids).size).toBe(60);
+    // Statuses stored together travel together: fewer broker messages than statuses.
+    const statusMessages = brokerMessages
+      .slice(brokerMessages0)
+      .filter((item) => item.routingKey === 'provider.status');
+    expect(statusMessages.reduce((sum, item) => sum + item.events, 0)).toBe(30);
+    expect(statusMessages.length).toBeLessThan(30);
     const stored = await waitFor(async () => {
       const events = await inbound.db
         .collection('inbound_events')

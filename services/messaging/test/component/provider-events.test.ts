@@ -1,4 +1,10 @@
-import { EXCHANGES, ROUTING_KEYS } from '@switchboard/contracts';
+import {
+  EXCHANGES,
+  ProviderEventMessageSchema,
+  ProviderStatusBatchMessageSchema,
+  ROUTING_KEYS,
+  type ProviderEventMessage,
+} from '@switchboard/contracts';
 import {
   eventsOf,
   sleep,
@@ -357,6 +363,62 @@ describe('statuses recorded in batches', () => {
     }
     await sleep(700);
     for (const { message_id } of sent) {
+      expect(
+        eventsOf(system.events, 'message_status_updated', message_id).map(
+          (event) => (event.data as { status: string }).status,
+        ),
+      ).toEqual(['sent', 'delivered', 'read']);
+    }
+  });
+});
+
+describe('statuses that travel together in one broker message', () => {
+  test('when inbound sends the statuses of several webhooks as one batch message, then each is recorded in order and announced once, and the batch delivered again changes nothing', async () => {
+    const sent: { message_id: number; message_wamid: string; phone: string }[] = [];
+    for (let index = 0; index < 4; index++) {
+      const phone = uniquePhone();
+      await system.sim('POST', '/faults', { to: phone, count: 1, statuses: [] });
+      const answer = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Batch' });
+      expect(answer.status).toBe(200);
+      sent.push({ ...(answer.body as { message_id: number; message_wamid: string }), phone });
+    }
+    // One webhook per status, as the provider posts them; a read before its delivered among them.
+    let sequence = 0;
+    const statuses = sent.flatMap(({ message_id, message_wamid, phone }) =>
+      ['sent', 'delivered', 'read', 'delivered'].map((status) =>
+        statusEvent(message_id * 1000 + 500 + sequence++, [
+          {
+            id: message_wamid,
+            status,
+            recipient_id: phone,
+            biz_opaque_callback_data: `sb:${message_id}`,
+          },
+        ]),
+      ),
+    );
+    const batch = ProviderStatusBatchMessageSchema.parse({ id: `batch:${sequence}`, statuses });
+    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, batch, batch.id);
+    for (const { message_id } of sent) {
+      const status = await waitFor(async () => {
+        const current = await statusOf(message_id);
+        return current.message_status === 'read' ? current : undefined;
+      });
+      expect(
+        status.history.map((entry: { status: string; applied: boolean }) => [
+          entry.status,
+          entry.applied,
+        ]),
+      ).toEqual([
+        ['sent', true],
+        ['sent', false],
+        ['delivered', true],
+        ['read', true],
+      ]);
+    }
+    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, batch, batch.id);
+    await sleep(1000);
+    for (const { message_id } of sent) {
+      expect((await statusOf(message_id)).history).toHaveLength(4);
       expect(
         eventsOf(system.events, 'message_status_updated', message_id).map(
           (event) => (event.data as { status: string }).status,
@@ -799,8 +861,14 @@ const publishStatus = (id: number, item: Record<string, unknown>) => publishStat
 
 /** One provider change reporting several statuses, as inbound publishes it. */
 async function publishStatuses(id: number, items: Record<string, unknown>[]): Promise<void> {
+  const status = statusEvent(id, items);
+  await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, status, status.id);
+}
+
+/** The provider event of one change reporting `items`, as inbound builds it. */
+function statusEvent(id: number, items: Record<string, unknown>[]): ProviderEventMessage {
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const status = {
+  return ProviderEventMessageSchema.parse({
     id: `test:status:${id}`,
     company_id: org.company_id,
     inbound_event_id: 'test',
@@ -812,8 +880,7 @@ async function publishStatuses(id: number, items: Record<string, unknown>[]): Pr
       statuses: items.map((item) => ({ timestamp, ...item })),
     },
     received_at: new Date().toISOString(),
-  };
-  await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, status, status.id);
+  });
 }
 
 const messageSentFor = (id: number) =>

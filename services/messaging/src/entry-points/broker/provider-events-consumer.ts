@@ -1,10 +1,18 @@
 import {
-  ProviderEventMessageSchema,
+  ProviderQueueMessageSchema,
   QUEUES,
   ROUTING_KEYS,
+  providerEventsOf,
   type ProviderEventMessage,
+  type ProviderQueueMessage,
 } from '@switchboard/contracts';
-import { createBatcher, type Broker, type Logger } from '@switchboard/service-kit';
+import {
+  PermanentError,
+  RetryLaterError,
+  createBatcher,
+  type Broker,
+  type Logger,
+} from '@switchboard/service-kit';
 import { noteAccountChange, type NoticeDeps } from '../../domain/receiving/account-notices';
 import { receiveMessages, type ReceivingDeps } from '../../domain/receiving/receive-messages';
 import { recordStatusBatch } from '../../domain/receiving/record-status-batch';
@@ -28,7 +36,11 @@ const STATUS_GATHER_MS = 5;
  * status ahead of its send) goes to the retry queue, and after its attempts to `*.dead`.
  * Statuses, most of the traffic (three per send), are recorded in batches of up to `prefetch`,
  * one batch at a time so that a message's statuses keep their order; each message is still acked,
- * retried or parked on its own outcome.
+ * retried or parked on its own outcome. Inbound sends statuses that arrived together as one
+ * batch message (a lone one as a plain event): the batch is acked once all of its statuses are
+ * recorded, and otherwise retried whole (recording is idempotent, so those already recorded
+ * change nothing the second time) or, when only statuses that can never be recorded are left,
+ * parked whole.
  */
 export async function consumeProviderEvents(
   broker: Broker,
@@ -40,14 +52,20 @@ export async function consumeProviderEvents(
     maxWaitMs: STATUS_GATHER_MS,
     run: (events) => recordStatusBatch(deps, events),
   });
-  await broker.consume<ProviderEventMessage>(
+  await broker.consume<ProviderQueueMessage>(
     QUEUES.messagingProviderEvents,
-    async (event, context) => {
+    async (body, context) => {
+      const events = providerEventsOf(body);
+      if (context.routingKey === ROUTING_KEYS.provider.status) {
+        return recordAll(events.map((event) => statuses.add(event)));
+      }
+      if (events.length !== 1) {
+        throw new PermanentError(`a batch of provider events on ${context.routingKey}`);
+      }
+      const event = events[0]!;
       switch (context.routingKey) {
         case ROUTING_KEYS.provider.message:
           return receiveMessages(deps, event);
-        case ROUTING_KEYS.provider.status:
-          return statuses.add(event);
         case ROUTING_KEYS.provider.accountUpdate:
         case ROUTING_KEYS.provider.phoneNumberNameUpdate:
           return noteAccountChange(deps, event);
@@ -60,6 +78,23 @@ export async function consumeProviderEvents(
           );
       }
     },
-    { schema: ProviderEventMessageSchema, prefetch },
+    { schema: ProviderQueueMessageSchema, prefetch },
+  );
+}
+
+/**
+ * Waits for every status of a message; the message's outcome is the most hopeful failure: one
+ * that a retry may cure before one that parks, so that a status which cannot be recorded yet is
+ * not parked beside one that never can.
+ */
+async function recordAll(recorded: Promise<undefined>[]): Promise<void> {
+  const failures = (await Promise.allSettled(recorded)).flatMap((outcome) =>
+    outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
+  );
+  if (failures.length === 0) return;
+  throw (
+    failures.find((error) => error instanceof RetryLaterError) ??
+    failures.find((error) => !(error instanceof PermanentError)) ??
+    failures[0]
   );
 }
