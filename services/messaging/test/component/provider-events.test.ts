@@ -1,5 +1,8 @@
+import { connect } from 'amqplib';
 import {
   EXCHANGES,
+  QUEUES,
+  deadQueueFor,
   ProviderEventMessageSchema,
   ProviderStatusBatchMessageSchema,
   ROUTING_KEYS,
@@ -425,6 +428,62 @@ describe('statuses that travel together in one broker message', () => {
         ),
       ).toEqual(['sent', 'delivered', 'read']);
     }
+  });
+  test('when a batch holds a status of a message nobody sent beside good ones, then the good ones are recorded at once and the batch, after its retries, is parked whole', async () => {
+    const phone = uniquePhone();
+    await system.sim('POST', '/faults', { to: phone, count: 1, statuses: [] });
+    const answer = await org.api.post('sendMessageToPhoneNumber', { phone, message: 'Poison' });
+    expect(answer.status).toBe(200);
+    const { message_id, message_wamid } = answer.body as {
+      message_id: number;
+      message_wamid: string;
+    };
+    const good = ['delivered', 'read'].map((status, index) =>
+      statusEvent(message_id * 1000 + 900 + index, [
+        {
+          id: message_wamid,
+          status,
+          recipient_id: phone,
+          biz_opaque_callback_data: `sb:${message_id}`,
+        },
+      ]),
+    );
+    const unknown = statusEvent(message_id * 1000 + 902, [
+      { id: 'wamid.nobody-sent-this', status: 'delivered', recipient_id: phone },
+    ]);
+    const batch = ProviderStatusBatchMessageSchema.parse({
+      id: `batch:poison:${message_id}`,
+      statuses: [good[0]!, unknown, good[1]!],
+    });
+    await system.publish(EXCHANGES.provider, ROUTING_KEYS.provider.status, batch, batch.id);
+    await waitFor(async () =>
+      (await statusOf(message_id)).message_status === 'read' ? true : undefined,
+    );
+    const amqp = await connect(system.amqpUrl);
+    try {
+      const channel = await amqp.createChannel();
+      // Five attempts, five seconds apart (the topology's retry delay).
+      const parked = await waitFor(
+        async () =>
+          (await channel.get(deadQueueFor(QUEUES.messagingProviderEvents), { noAck: true })) ||
+          undefined,
+        45_000,
+        'the batch parked',
+      );
+      expect(parked.properties.messageId).toBe(batch.id);
+      expect(ProviderStatusBatchMessageSchema.parse(JSON.parse(parked.content.toString()))).toEqual(
+        batch,
+      );
+      expect(String(parked.properties.headers?.['x-dead-reason'])).toContain('unknown messages');
+    } finally {
+      await amqp.close();
+    }
+    // Recorded once, however many times the batch came back.
+    expect(
+      eventsOf(system.events, 'message_status_updated', message_id).map(
+        (event) => (event.data as { status: string }).status,
+      ),
+    ).toEqual(['sent', 'delivered', 'read']);
   });
 });
 
