@@ -5,7 +5,9 @@
 // every event. Printed: accepted sends/s with p50/p99, the baseline of the same run (the same
 // load straight at the simulator), the raw driver ceiling of the same database, database commands
 // per accepted send, and `cpu per send: <total> ms total, <ours> ms in our services` from /proc
-// over the measured window (first send to the last webhook event), with a per-process breakdown.
+// over the measured window (first send to the last webhook event), with a per-process breakdown,
+// and the broker messages per accepted send over the same window (published, confirmed, delivered
+// and acked; enqueued per queue, routed per exchange) from RabbitMQ's management API.
 //
 //   npx tsc -b && node services/messaging/bench/send-throughput.bench.js [SENDS]
 //
