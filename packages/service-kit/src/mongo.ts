@@ -13,7 +13,9 @@ export interface MongoOptions {
   /**
    * When given, every command the driver sends is counted by name and collection on this
    * registry (`switchboard_db_commands_total{command,collection}`), for the benchmark's commands
-   * per send. Off by default: command monitoring makes the driver build an event per command.
+   * per send, and the documents each write command names
+   * (`switchboard_db_rows_written_total{command,collection}`). Off by default: command
+   * monitoring makes the driver build an event per command.
    */
   commandStats?: Registry;
 }
@@ -51,6 +53,12 @@ function countCommands(connection: Connection, registry: Registry): void {
     labelNames: ['command', 'collection'] as const,
     registers: [registry],
   });
+  const rows = new Counter({
+    name: 'switchboard_db_rows_written_total',
+    help: 'Documents named by write commands (update and delete statements, inserted documents), by command and collection (only with DB_COMMAND_STATS)',
+    labelNames: ['command', 'collection'] as const,
+    registers: [registry],
+  });
   connection.getClient().on('commandStarted', (event) => {
     // The collection is the command's own value (`{find: "messages"}`), or `collection` for a
     // getMore; commands on no collection (hello, ping) have none.
@@ -58,7 +66,22 @@ function countCommands(connection: Connection, registry: Registry): void {
     const other: unknown = event.command.collection;
     const collection = typeof named === 'string' ? named : typeof other === 'string' ? other : '';
     commands.inc({ command: event.commandName, collection });
+    const written = rowsOf(event.commandName, event.command);
+    if (written > 0) rows.inc({ command: event.commandName, collection }, written);
   });
+}
+
+/**
+ * The documents a write command names: its statements (an update or delete may change several,
+ * but ours name one by `_id`), its documents for an insert. Command monitoring sees one command
+ * where a bulk write changes hundreds of rows: the database's cost follows the rows.
+ */
+function rowsOf(name: string, command: Record<string, unknown>): number {
+  const list = (key: string) => (Array.isArray(command[key]) ? command[key].length : 0);
+  if (name === 'insert') return list('documents');
+  if (name === 'update') return list('updates');
+  if (name === 'delete') return list('deletes');
+  return name === 'findAndModify' ? 1 : 0;
 }
 
 /**

@@ -4,10 +4,12 @@
 // process) subscribed to `message_sent` and `message_status_updated` verifies the signature of
 // every event. Printed: accepted sends/s with p50/p99, the baseline of the same run (the same
 // load straight at the simulator), the raw driver ceiling of the same database, database commands
-// per accepted send, and `cpu per send: <total> ms total, <ours> ms in our services` from /proc
-// over the measured window (first send to the last webhook event), with a per-process breakdown,
-// and the broker messages per accepted send over the same window (published, confirmed, delivered
-// and acked; enqueued per queue, routed per exchange) from RabbitMQ's management API.
+// per accepted send, the documents those commands wrote per accepted send (a bulk write is one
+// command, many rows), and `cpu per send: <total> ms total, <ours> ms in our services` from /proc
+// over the measured window (first send to the last webhook event, or to the last database write
+// the run caused when later: the outbox relay's last clears), with a per-process breakdown, and
+// the broker messages per accepted send over the same window (published, confirmed, delivered and
+// acked; enqueued per queue, routed per exchange) from RabbitMQ's management API.
 //
 //   npx tsc -b && node services/messaging/bench/send-throughput.bench.js [SENDS]
 //
@@ -128,25 +130,58 @@ async function drain(receiver, { quietMs, timeoutMs, expected }) {
   return { at: receiver.lastEventAt() || Date.now(), cpu };
 }
 
+const ROWS_METRIC = 'switchboard_db_rows_written_total';
+/** Longer than the outbox relay's longest wait before a clear is written alone. */
+const WRITES_QUIET_MS = 3000;
+
 /**
  * Commands per service by name and collection (`find messages`), the replicas of a service
- * summed under its name.
+ * summed under its name; or, with `metric`, another counter of theirs by `labels`.
  */
-async function dbCommands(metricsUrls) {
+async function dbCommands(
+  metricsUrls,
+  metric = 'switchboard_db_commands_total',
+  labels = ['command', 'collection'],
+) {
   const counts = new Map();
   for (const [name, url] of metricsUrls) {
     const answer = await http.get(url).catch(() => ({ status: 0, text: '' }));
     const mine = counts.get(name) ?? new Map();
-    for (const [command, n] of measure.counterByLabel(
-      answer.text,
-      'switchboard_db_commands_total',
-      ['command', 'collection'],
-    )) {
+    for (const [command, n] of measure.counterByLabel(answer.text, metric, labels)) {
       mine.set(command, (mine.get(command) ?? 0) + n);
     }
     counts.set(name, mine);
   }
   return counts;
+}
+
+/** Rows written by all our services so far (the sum of their row counters). */
+async function rowsWritten(metricsUrls) {
+  let total = 0;
+  for (const [, kinds] of await dbCommands(metricsUrls, ROWS_METRIC)) {
+    for (const n of kinds.values()) total += n;
+  }
+  return total;
+}
+
+/**
+ * Waits until our services have written nothing for `WRITES_QUIET_MS` (at most five times that):
+ * answers the CPU snapshot taken at the last write seen (or `cpu`, when none came).
+ */
+async function settleWrites(metricsUrls, cpu) {
+  let last = await rowsWritten(metricsUrls);
+  let quietSince = Date.now();
+  const deadline = Date.now() + 5 * WRITES_QUIET_MS;
+  while (Date.now() - quietSince < WRITES_QUIET_MS && Date.now() < deadline) {
+    await sleep(200);
+    const now = await rowsWritten(metricsUrls);
+    if (now !== last) {
+      last = now;
+      quietSince = Date.now();
+      cpu = measure.snapshotCpu();
+    }
+  }
+  return { cpu };
 }
 
 /** The plain driver against the same database: what one small write at a time can reach. */
@@ -375,6 +410,7 @@ async function main() {
       const named = processNames();
       const loadBefore = os.loadavg()[0];
       const commandsBefore = await dbCommands(metricsUrls);
+      const rowsBefore = await dbCommands(metricsUrls, ROWS_METRIC);
       const cpuBefore = measure.snapshotCpu();
       const windowStart = Date.now();
       const service = await load(
@@ -393,8 +429,13 @@ async function main() {
         expected,
       });
       const lastEvent = drained.at;
-      const cpuAfter = drained.cpu;
+      // The run's writes end after its last event: the outbox relay's clears of the last events
+      // (which may wait for a write to carry them). Its commands, rows and CPU are counted up to
+      // the last of those writes.
+      const settled = await settleWrites(metricsUrls, drained.cpu);
+      const cpuAfter = settled.cpu;
       const commandsAfter = await dbCommands(metricsUrls);
+      const rowsAfter = await dbCommands(metricsUrls, ROWS_METRIC);
       const loadAfter = os.loadavg()[0];
       const brokerAfter = await brokerStats();
 
@@ -453,6 +494,17 @@ async function main() {
       for (const { service: name, detail } of perService) {
         if (detail) console.log(`  ${name}: ${detail}`);
       }
+      // Documents the write commands named (a bulk write is one command, many rows).
+      const rowLines = [];
+      for (const name of OUR_SERVICES) {
+        const grown = measure.growth(rowsBefore.get(name), rowsAfter.get(name));
+        const detail = [...grown]
+          .filter(([, n]) => n / service.accepted >= 0.01)
+          .sort((a, b) => b[1] - a[1])
+          .map(([key, n]) => `${key.trim()} ${(n / service.accepted).toFixed(2)}`);
+        if (detail.length > 0) rowLines.push(`  ${name}: ${detail.join(', ')}`);
+      }
+      console.log(`\ndocuments written per accepted send:\n${rowLines.join('\n')}`);
 
       const { groups, others } = measure.cpuBetween(cpuBefore, cpuAfter, named);
       const ourGroups = [

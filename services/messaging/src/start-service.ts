@@ -52,6 +52,12 @@ import { createContactsClient } from './outbound/contacts-client';
 import { createProviderMedia } from './outbound/provider-media';
 import { simulatorRegistrar } from './outbound/simulator-control';
 
+/**
+ * How long the clear of a message's published events waits, at most, for the message's next write
+ * to carry it (the provider's statuses follow a send and one another within seconds).
+ */
+const MESSAGE_CLEAR_WAIT_MS = 2_000;
+
 /** What messaging's keys are narrowed to (changing it makes stored credentials unreadable). */
 const CHANNEL_SECRET_PURPOSE = { salt: 'switchboard-messaging', info: 'channel-credentials' };
 
@@ -121,6 +127,9 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
         graceMs: config.EVENT_RELAY_GRACE_MS,
         leases,
+        // A message's next write (its next status) usually follows its events within a second or
+        // two: their clear waits that long to ride on it instead of writing the message once more.
+        clearWaitMs: MESSAGE_CLEAR_WAIT_MS,
       });
       // Message ids come from blocks this process reserves, not one counter write per message;
       // with several replicas they follow creation order to within a block's age.

@@ -63,6 +63,43 @@ export function addToOutbox(events: BrokerEvent[]): {
   };
 }
 
+/**
+ * The parts of an update that add `events` to a record's outbox and take out `cleared`
+ * (published events whose clear this write carries, from the relay's takeClears), each part
+ * absent when empty. With both, `pending_ids` is set whole (one update cannot add to a list and
+ * pull from it): `guard` then holds the write to a record whose pending ids are exactly
+ * `cleared`, so that no other pending event is dropped from the list the sweep searches; a
+ * record holding others is not written (the caller looks closer, as for any guard that misses).
+ */
+export function outboxChange(
+  events: BrokerEvent[],
+  cleared: readonly string[] = [],
+): {
+  set: Record<string, unknown>;
+  unset?: Record<string, ''>;
+  addToSet?: { pending_ids: { $each: string[] } };
+  pullAll?: { pending_ids: string[] };
+  guard?: { pending_ids: { $size: number; $all: string[] } };
+} {
+  const added = addToOutbox(events);
+  const ids = events.map((event) => event.id);
+  cleared = [...new Set(cleared)];
+  if (cleared.length === 0) {
+    return events.length > 0
+      ? { set: added.set, addToSet: { pending_ids: { $each: ids } } }
+      : { set: {} };
+  }
+  const unset = Object.fromEntries(
+    cleared.map((eventId) => [`pending_events.${eventId}`, '' as const]),
+  );
+  if (events.length === 0) return { set: {}, unset, pullAll: { pending_ids: [...cleared] } };
+  return {
+    set: { ...added.set, pending_ids: ids },
+    unset,
+    guard: { pending_ids: { $size: cleared.length, $all: [...cleared] } },
+  };
+}
+
 /** Pending events in the order they were written. */
 export function pendingInOrder(doc: Partial<OutboxFields>): PendingEvent[] {
   return Object.values(doc.pending_events ?? {}).sort((a, b) =>

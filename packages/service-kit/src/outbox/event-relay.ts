@@ -1,5 +1,4 @@
 import type { BrokerEvent } from '@switchboard/contracts';
-import { createBatcher, type Batcher } from '../batcher';
 import type { Leases } from '../leases';
 import type { Logger } from '../logger';
 import { jobRunCounter } from '../periodic-job';
@@ -22,6 +21,32 @@ export interface EventRelayOptions {
    * its own writes just stored.
    */
   leases?: Leases;
+  /**
+   * How long, at most, the clear of a handed-over record's published events waits for the
+   * record's next write to carry it (see takeClears), when that write usually follows soon.
+   * Default `CLEAR_GATHER_MS`: clears only gather with others of the source.
+   */
+  clearWaitMs?: number;
+}
+
+/** A clear of published events waiting to be written, alone or carried by the record's next write. */
+interface WaitingClear {
+  eventIds: string[];
+  /** When it is written alone (ms since the epoch). */
+  due: number;
+  /** Called once the clear is written (or failed, leaving the events for the sweep). */
+  settle: () => void;
+}
+
+/** Published events' clears a writer took along into its own write of the records (takeClears). */
+export interface TakenClears {
+  /** Event ids to clear, per record id. */
+  readonly clears: ReadonlyMap<string, string[]>;
+  /**
+   * To call once the write is done: `true` when every record's write carrying its clear landed;
+   * `false` (which ones landed unknown) writes them all alone now. Clears are idempotent.
+   */
+  settle(landed: boolean): void;
 }
 
 /**
@@ -52,8 +77,12 @@ export function createEventRelay(options: EventRelayOptions) {
   const handing = new Set<Promise<void>>();
   /** Clears of published events not written yet, per record: a relay reading it waits for them. */
   const clearing = new Map<string, Promise<void>>();
-  /** Per source with `clearMany`: published events' clears, many records per write. */
-  const clearBatches = new Map<OutboxSource, Batcher<{ id: string; eventIds: string[] }, void>>();
+  /** Per source with `clearMany`: published events' clears not written yet, by record id. */
+  const waitingClears = new Map<OutboxSource, Map<string, WaitingClear>>();
+  const clearTimers = new Map<OutboxSource, { at: number; timer: NodeJS.Timeout }>();
+  /** Clearing writes under way (stop waits for them). */
+  const clearWrites = new Set<Promise<void>>();
+  const clearWaitMs = options.clearWaitMs ?? CLEAR_GATHER_MS;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopped = false;
@@ -98,7 +127,7 @@ export function createEventRelay(options: EventRelayOptions) {
     const run = before.then(async () => {
       await Promise.all(
         [...contested].map(async (record) => {
-          await clearing.get(`${source.name}:${record.id}`);
+          await clearedOf(source, record.id);
           await relayRecord(source, record.id);
         }),
       );
@@ -144,10 +173,99 @@ export function createEventRelay(options: EventRelayOptions) {
     return settled;
   }
 
+  /** A record's clear now counts among those a relay reading the record waits for. */
+  function trackClear(key: string, done: Promise<void>): void {
+    const previous = clearing.get(key);
+    const mine = previous ? Promise.all([previous, done]).then(() => undefined) : done;
+    clearing.set(key, mine);
+    void mine.then(() => {
+      if (clearing.get(key) === mine) clearing.delete(key);
+    });
+  }
+
+  const waitingOf = (source: OutboxSource) => {
+    let waiting = waitingClears.get(source);
+    if (!waiting) {
+      waiting = new Map();
+      waitingClears.set(source, waiting);
+    }
+    return waiting;
+  };
+
+  /** Has the waiting clears of `source` written when the earliest is due (or at `at`). */
+  function scheduleClears(source: OutboxSource, at?: number): void {
+    const waiting = waitingClears.get(source);
+    if (!waiting || waiting.size === 0) return;
+    let when = at ?? Infinity;
+    if (at === undefined) for (const clear of waiting.values()) when = Math.min(when, clear.due);
+    const current = clearTimers.get(source);
+    if (current && current.at <= when) return;
+    if (current) clearTimeout(current.timer);
+    const timer = setTimeout(
+      () => {
+        clearTimers.delete(source);
+        writeClears(source, Date.now() + CLEAR_GATHER_MS);
+        scheduleClears(source);
+      },
+      Math.max(0, when - Date.now()),
+    );
+    timer.unref();
+    clearTimers.set(source, { at: when, timer });
+  }
+
   /**
-   * Clears published events of handed-over records: with `clearMany`, gathered with other
-   * records' of the source for `CLEAR_GATHER_MS` into one write. A failed clear leaves the events
-   * for the sweep (published again, never lost).
+   * Writes the waiting clears of `source` due by `horizon` in as few writes as the database
+   * allows (those due a little later go with them: clears gather). A failed clear leaves the
+   * events for the sweep (published again, never lost).
+   */
+  function writeClears(source: OutboxSource, horizon: number): Promise<void> {
+    const waiting = waitingClears.get(source);
+    const due = [...(waiting ?? [])].filter(([, clear]) => clear.due <= horizon);
+    if (due.length === 0) return Promise.resolve();
+    for (const [id] of due) waiting!.delete(id);
+    const write = source.clearMany!(due.map(([id, clear]) => ({ id, eventIds: clear.eventIds })))
+      .catch((error: unknown) => {
+        log.warn({ err: error, source: source.name }, 'published events not cleared yet');
+      })
+      .finally(() => {
+        for (const [, clear] of due) clear.settle();
+        clearWrites.delete(write);
+      });
+    clearWrites.add(write);
+    return write;
+  }
+
+  /** Puts a record's clear among those waiting (joined with one already waiting). */
+  function waitClear(source: OutboxSource, id: string, clear: WaitingClear): void {
+    const waiting = waitingOf(source);
+    const joined = waiting.get(id);
+    if (!joined) {
+      waiting.set(id, clear);
+    } else {
+      joined.eventIds.push(...clear.eventIds);
+      joined.due = Math.min(joined.due, clear.due);
+      const before = joined.settle;
+      joined.settle = () => {
+        before();
+        clear.settle();
+      };
+    }
+    scheduleClears(source, waiting.get(id)!.due);
+  }
+
+  /** A record's waiting clear goes now: a relay reading the record waits for it. */
+  function hurryClear(source: OutboxSource, id: string): void {
+    const clear = waitingClears.get(source)?.get(id);
+    if (!clear) return;
+    clear.due = 0;
+    scheduleClears(source, 0);
+  }
+
+  /**
+   * Clears published events of handed-over records. With `clearMany`, each waits up to
+   * `clearWaitMs` for the record's next write to carry it (takeClears), then goes with the
+   * source's other clears due about then in one write. A failed clear leaves the events for the
+   * sweep (published again, never lost).
    */
   function clearLater(
     source: OutboxSource,
@@ -155,46 +273,41 @@ export function createEventRelay(options: EventRelayOptions) {
   ): Promise<void> {
     const due = published.filter((record) => record.eventIds.length > 0);
     if (due.length === 0) return Promise.resolve();
-    const clearMany = source.clearMany?.bind(source);
-    let batches = clearBatches.get(source);
-    if (!batches && clearMany) {
-      batches = createBatcher({
-        maxItems: 500,
-        maxWaitMs: CLEAR_GATHER_MS,
-        run: async (records) => {
-          await clearMany(records);
-          return records.map(() => undefined);
-        },
-      });
-      clearBatches.set(source, batches);
+    if (source.clearMany) {
+      return Promise.all(
+        due.map((record) => {
+          const done = new Promise<void>((settle) =>
+            waitClear(source, record.id, {
+              eventIds: [...record.eventIds],
+              due: Date.now() + clearWaitMs,
+              settle,
+            }),
+          );
+          trackClear(`${source.name}:${record.id}`, done);
+          return done;
+        }),
+      ).then(() => undefined);
     }
-    const held = batches;
-    const done = (
-      held
-        ? Promise.all(due.map((record) => held.add(record))).then(() => undefined)
-        : (async () => {
-            for (const record of due) await source.clear(record.id, record.eventIds);
-          })()
-    ).catch((error: unknown) => {
+    const done = (async () => {
+      for (const record of due) await source.clear(record.id, record.eventIds);
+    })().catch((error: unknown) => {
       log.warn({ err: error, source: source.name }, 'published events not cleared yet');
     });
-    const keys = due.map((record) => `${source.name}:${record.id}`);
-    for (const key of keys) {
-      const previous = clearing.get(key);
-      clearing.set(key, previous ? Promise.all([previous, done]).then(() => undefined) : done);
-    }
-    const mine = new Map(keys.map((key) => [key, clearing.get(key)]));
-    void done.then(() => {
-      for (const key of keys) if (clearing.get(key) === mine.get(key)) clearing.delete(key);
-    });
+    for (const record of due) trackClear(`${source.name}:${record.id}`, done);
     return done;
+  }
+
+  /** Waits for a record's clears, hurrying one that waits for a write to carry it. */
+  function clearedOf(source: OutboxSource, id: string): Promise<void> | undefined {
+    hurryClear(source, id);
+    return clearing.get(`${source.name}:${id}`);
   }
 
   function enqueue(source: OutboxSource, id: string): Promise<void> {
     const key = `${source.name}:${id}`;
     reading.set(key, (reading.get(key) ?? 0) + 1);
     const next = (chains.get(key) ?? Promise.resolve())
-      .then(() => clearing.get(key))
+      .then(() => clearedOf(source, id))
       .then(() => relayRecord(source, id))
       .catch((error: unknown) => {
         log.warn({ err: error, source: source.name, id }, 'events not published yet; will retry');
@@ -213,7 +326,12 @@ export function createEventRelay(options: EventRelayOptions) {
     const cutoff = new Date(now - options.graceMs).toISOString();
     for (const source of options.sources) {
       const records = await source.withPending(options.sweepBatch ?? 200);
-      const due = records.filter((record) => record.events.some((e) => e.timestamp <= cutoff));
+      // Events published already whose clear waits for a write to carry it are not left behind.
+      const waiting = waitingClears.get(source);
+      const due = records.filter((record) => {
+        const cleared = new Set(waiting?.get(record._id)?.eventIds);
+        return record.events.some((e) => e.timestamp <= cutoff && !cleared.has(e.id));
+      });
       await Promise.all(due.map((record) => enqueue(source, record._id)));
       if (due.length > 0)
         log.info({ source: source.name, records: due.length }, 'relayed left-behind events');
@@ -259,13 +377,42 @@ export function createEventRelay(options: EventRelayOptions) {
           const due = [...gathering];
           gathering.clear();
           gathered = undefined;
-          void Promise.all(due.map(([from, written]) => relayWritten(from, written))).then(() =>
-            resolve(),
-          );
+          // Handed on: stop waits for their publishing and clearing through chains and handing
+          // (a clear may wait for a write to carry it, which stop does not wait for).
+          for (const [from, written] of due) void relayWritten(from, written);
+          resolve();
         }),
       );
     },
     relayWritten,
+    /**
+     * Takes the waiting clears of these records (of `source`), for a write of the records to
+     * carry: it removes the event ids from their outbox in the same write, and then calls
+     * `settle` (see TakenClears). A relay reading one of them waits for that.
+     */
+    takeClears(source: OutboxSource, ids: Iterable<string>): TakenClears {
+      const waiting = waitingClears.get(source);
+      const taken = new Map<string, WaitingClear>();
+      for (const id of ids) {
+        const clear = waiting?.get(id);
+        if (!clear) continue;
+        waiting!.delete(id);
+        taken.set(id, clear);
+      }
+      let settled = false;
+      return {
+        clears: new Map([...taken].map(([id, clear]) => [id, clear.eventIds])),
+        settle(landed: boolean) {
+          if (settled) return;
+          settled = true;
+          if (landed) {
+            for (const clear of taken.values()) clear.settle();
+            return;
+          }
+          for (const [id, clear] of taken) waitClear(source, id, { ...clear, due: 0 });
+        },
+      };
+    },
     sweep,
     start(): void {
       if (timer) return;
@@ -279,9 +426,12 @@ export function createEventRelay(options: EventRelayOptions) {
       await gathered;
       await sweeping;
       await Promise.all([...chains.values()]);
-      // What waits to be cleared goes now (drain does not wait for the gathering delay).
+      // What waits to be cleared goes now, without waiting for a write to carry it.
       const clears = Promise.all(handing);
-      await Promise.all([...clearBatches.values()].map((batches) => batches.drain()));
+      for (const { timer } of clearTimers.values()) clearTimeout(timer);
+      clearTimers.clear();
+      await Promise.all([...waitingClears.keys()].map((source) => writeClears(source, Infinity)));
+      await Promise.all([...clearWrites]);
       await clears;
     },
   };

@@ -36,6 +36,16 @@ async function startService(flags: Record<string, string>) {
           await db.collection('things').findOne({ _id: insertedId });
           res.json({ status: 'success' });
         });
+        router.post('/internal/touch-many', async (_req, res) => {
+          await db.collection('batches').insertMany([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+          await db
+            .collection('batches')
+            .bulkWrite([
+              { updateOne: { filter: { n: 1 }, update: { $set: { seen: true } } } },
+              { updateOne: { filter: { n: 2 }, update: { $set: { seen: true } } } },
+            ]);
+          res.json({ status: 'success' });
+        });
       },
     }),
   });
@@ -74,6 +84,31 @@ describe('database command counter (DB_COMMAND_STATS)', () => {
     }
   });
 
+  test('when it is on, then /metrics also counts the documents each write command names (a bulk write is one command, many rows)', async () => {
+    const service = await startService({ DB_COMMAND_STATS: '1' });
+    try {
+      const answer = await fetch(`${service.url}/internal/touch-many`, {
+        method: 'POST',
+        headers: { 'x-internal-secret': service.config.INTERNAL_API_SECRET },
+      });
+      expect(answer.status).toBe(200);
+      const metrics = (await (await fetch(`${service.url}/metrics`)).text()).split('\n');
+      const line = (name: string, command: string) =>
+        metrics.find(
+          (text) =>
+            text.startsWith(`${name}{`) &&
+            text.includes(`command="${command}"`) &&
+            text.includes('collection="batches"'),
+        );
+      expect(line('switchboard_db_commands_total', 'insert')).toMatch(/ 1$/);
+      expect(line('switchboard_db_rows_written_total', 'insert')).toMatch(/ 4$/);
+      expect(line('switchboard_db_commands_total', 'update')).toMatch(/ 1$/);
+      expect(line('switchboard_db_rows_written_total', 'update')).toMatch(/ 2$/);
+    } finally {
+      await service.stop();
+    }
+  });
+
   test('when it is off, then the driver does not monitor commands and nothing is counted', async () => {
     const service = await startService({});
     try {
@@ -84,6 +119,7 @@ describe('database command counter (DB_COMMAND_STATS)', () => {
       expect(client.listenerCount('commandStarted')).toBe(0);
       const metrics = await (await fetch(`${service.url}/metrics`)).text();
       expect(metrics).not.toContain('switchboard_db_commands_total');
+      expect(metrics).not.toContain('switchboard_db_rows_written_total');
     } finally {
       await service.stop();
     }

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import mongoose, { Schema, type Connection } from 'mongoose';
 import type { BrokerEvent } from '@switchboard/contracts';
-import { createEventRelay, newOutbox, outboxSchemaFields, outboxSource } from '../../src';
+import {
+  createEventRelay,
+  newOutbox,
+  outboxChange,
+  outboxSchemaFields,
+  outboxSource,
+  type EventRelay,
+  type OutboxSource,
+} from '../../src';
 import { createLogger } from '../../src/logger';
 import { MONGODB_URL, uniquePrefix } from '../../../../test/support/test-infra';
 
@@ -195,3 +203,130 @@ describe('the relay of what writes just stored', () => {
     expect(await source.withPending(100)).toEqual([]);
   });
 });
+
+describe('a clear carried by the record’s next write', () => {
+  const recordsNamed = (name: string) =>
+    db.model(name, new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }));
+
+  /** A relay whose sources count their clearing writes. */
+  function countedRelay(source: OutboxSource, clearWaitMs: number) {
+    const clearingWrites: string[][] = [];
+    const counted: OutboxSource = {
+      ...source,
+      clear: async (id, eventIds) => {
+        if (eventIds.length > 0) clearingWrites.push(eventIds);
+        await source.clear(id, eventIds);
+      },
+      clearMany: async (many) => {
+        clearingWrites.push(many.flatMap((record) => record.eventIds));
+        await source.clearMany!(many);
+      },
+    };
+    const published: string[] = [];
+    const relay = createEventRelay({
+      sources: [counted],
+      publish: async (event) => {
+        published.push(event.id);
+      },
+      logger: createLogger('relay-test', 'silent'),
+      sweepIntervalMs: 60_000,
+      graceMs: 60_000,
+      clearWaitMs,
+    });
+    return { relay, counted, published, clearingWrites };
+  }
+
+  test('when the record is written again while its published events wait to be cleared, then that write clears them and no clearing write of its own follows', async () => {
+    const Records = recordsNamed('RiddenRecord');
+    const first = [eventOf(1, 0), eventOf(1, 1)];
+    await Records.create({ _id: 'n1', ...newOutbox(first) });
+    const { relay, counted, published, clearingWrites } = countedRelay(
+      outboxSource('ridden_records', Records),
+      60_000,
+    );
+    relay.relayWrittenSoon(counted, [{ id: 'n1', events: first }]);
+    await waitUntil(() => published.length === 2);
+
+    // The record's next write (a status with an event of its own) takes the waiting clear along.
+    const next = [eventOf(1, 2)];
+    const taken = await waitForTaken(relay, counted, 'n1');
+    expect(taken.clears.get('n1')).toEqual(first.map((event) => event.id));
+    const change = outboxChange(next, taken.clears.get('n1'));
+    const { matchedCount } = await Records.collection.updateOne(
+      { _id: 'n1' as never, ...change.guard },
+      { $set: change.set, $unset: change.unset! },
+    );
+    expect(matchedCount).toBe(1);
+    taken.settle(true);
+    relay.relayWrittenSoon(counted, [{ id: 'n1', events: next }]);
+    await relay.stop();
+
+    expect(published).toEqual([...first, ...next].map((event) => event.id));
+    expect(await outboxSource('ridden_records', Records).withPending(100)).toEqual([]);
+    // Only the last event's clear was written alone (at stop: nothing else came to carry it).
+    expect(clearingWrites).toEqual([next.map((event) => event.id)]);
+  });
+
+  test('when the record holds another pending event, then the carrying write with new events matches nothing, and the clear is written alone with the other event kept', async () => {
+    const Records = recordsNamed('GuardedRecord');
+    const first = [eventOf(2, 0)];
+    const stray = eventOf(2, 1);
+    await Records.create({ _id: 'm1', ...newOutbox([...first, stray]) });
+    const { relay, counted, published, clearingWrites } = countedRelay(
+      outboxSource('guarded_records', Records),
+      60_000,
+    );
+    // Only the first event was handed over by its writer; the stray one waits for the sweep.
+    relay.relayWrittenSoon(counted, [{ id: 'm1', events: first }]);
+    await waitUntil(() => published.length === 1);
+    const taken = await waitForTaken(relay, counted, 'm1');
+    const change = outboxChange([eventOf(2, 2)], taken.clears.get('m1'));
+    const { matchedCount } = await Records.collection.updateOne(
+      { _id: 'm1' as never, ...change.guard },
+      { $set: change.set, $unset: change.unset! },
+    );
+    expect(matchedCount).toBe(0);
+    taken.settle(false);
+    await relay.stop();
+
+    expect(clearingWrites).toEqual([first.map((event) => event.id)]);
+    const left = await outboxSource('guarded_records', Records).pendingOf('m1');
+    expect(left.map((event) => event.id)).toEqual([stray.id]);
+  });
+
+  test('when nothing comes to carry a clear, then it is written alone once its wait is over', async () => {
+    const Records = recordsNamed('UncarriedRecord');
+    const events = [eventOf(3, 0)];
+    await Records.create({ _id: 'u1', ...newOutbox(events) });
+    const source = outboxSource('uncarried_records', Records);
+    const { relay, counted, clearingWrites } = countedRelay(source, 300);
+    relay.relayWrittenSoon(counted, [{ id: 'u1', events }]);
+    // Written alone by the relay itself (stop would write it too, so it is not called first).
+    for (let tries = 0; (await source.withPending(100)).length > 0; tries++) {
+      if (tries > 500) throw new Error('the clear was never written');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(clearingWrites).toEqual([events.map((event) => event.id)]);
+    await relay.stop();
+  });
+});
+
+async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The record's waiting clear, taken once its publish was confirmed and the clear handed on. */
+async function waitForTaken(relay: EventRelay, source: OutboxSource, id: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const taken = relay.takeClears(source, [id]);
+    if (taken.clears.has(id)) return taken;
+    taken.settle(true);
+    if (Date.now() > deadline) throw new Error(`no waiting clear of ${id}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

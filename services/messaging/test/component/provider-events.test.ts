@@ -641,6 +641,66 @@ describe('a batch of statuses written together', () => {
       ),
     ).length;
 
+  test('when a send is accepted and its sent, delivered and read arrive one by one, each soon after the last, then its message is written five times: the acceptance, each status carrying the clear of the events before it, and the last clear alone', async () => {
+    const messages = system.stack.messaging.db.collection('messages');
+    const bulkWrites = jest.spyOn(messages, 'bulkWrite');
+    const singleWrites = jest.spyOn(messages, 'updateOne');
+    type Statement = { updateOne?: { filter: { _id?: unknown } } };
+    /** Updates of one message: statements of bulk writes and single updates, by its `_id`. */
+    const writesOf = (id: number) =>
+      bulkWrites.mock.calls
+        .flatMap(([operations]) => operations as Statement[])
+        .filter((operation) => operation.updateOne?.filter._id === String(id)).length +
+      singleWrites.mock.calls.filter(([filter]) => (filter as { _id?: unknown })._id === String(id))
+        .length;
+    let message!: Awaited<ReturnType<typeof quietSends>>[number];
+    let writesOfMessage = 0;
+    try {
+      [message] = (await quietSends(1)) as [typeof message];
+      const { message_id } = message;
+      await messageSentFor(message_id);
+      const status = statusFor(message);
+      const announced = (name: string) =>
+        waitFor(() =>
+          eventsOf(system.events, 'message_status_updated', message_id).some(
+            (event) => (event.data as { status: string }).status === name,
+          )
+            ? true
+            : undefined,
+        );
+      // Each status once the events before it are out (their clear then waits for a write).
+      await publishStatus(message_id * 1000, status('sent'));
+      await waitFor(async () =>
+        (await statusOf(message_id)).history.length === 2 ? true : undefined,
+      );
+      await publishStatus(message_id * 1000 + 1, status('delivered'));
+      await announced('delivered');
+      await publishStatus(message_id * 1000 + 2, status('read'));
+      await announced('read');
+      // The read's events have no later write to ride: their clear is written alone.
+      await waitFor(async () => {
+        const [stored] = await messages.find({ id: message_id }).toArray();
+        return (stored?.pending_ids as unknown[] | undefined)?.length === 0 ? true : undefined;
+      });
+      writesOfMessage = writesOf(message_id);
+    } finally {
+      bulkWrites.mockRestore();
+      singleWrites.mockRestore();
+    }
+    expect(writesOfMessage).toBe(5);
+    expect(await historyOf(message.message_id)).toEqual([
+      ['sent', true],
+      ['sent', false],
+      ['delivered', true],
+      ['read', true],
+    ]);
+    expect(
+      eventsOf(system.events, 'message_status_updated', message.message_id).map(
+        (event) => (event.data as { status: string }).status,
+      ),
+    ).toEqual(['sent', 'delivered', 'read']);
+  });
+
   test('when one provider change reports a sent, a delivered, a read and two statuses of a message whose sent is recorded, then every one is recorded in one write of the messages without reading them, and each move announced once', async () => {
     const [first, second, third, fourth] = await quietSends(4);
     await publishStatus(fourth!.message_id * 1000, statusFor(fourth!)('sent'));

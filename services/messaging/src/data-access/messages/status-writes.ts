@@ -1,5 +1,5 @@
 import type { BrokerEvent, StoredMessageStatus } from '@switchboard/contracts';
-import { addToOutbox, slices, stringKeyed } from '@switchboard/service-kit';
+import { addToOutbox, outboxChange, slices, stringKeyed } from '@switchboard/service-kit';
 import type { DeliveryStatus, HistoryEntry, Messages } from './message-documents';
 
 /**
@@ -78,8 +78,10 @@ export function statusWrites(Messages: Messages) {
     /**
      * Writes a batch of statuses in as few commands as the database allows (one, up to its
      * statement limit): `changes` decided from the messages as read, `sents` and `moves` without
-     * a read (see their builders). Answers how many of the writes landed; when fewer than all,
-     * which ones did is not told, and the caller looks closer.
+     * a read (see their builders). Each carries the clear of its message's published events
+     * found in `clears` (by `_id`), so that the message is not written once more for that alone.
+     * Answers how many of the writes landed; when fewer than all, which ones did is not told, and
+     * the caller looks closer.
      */
     async writeStatuses(
       {
@@ -88,11 +90,13 @@ export function statusWrites(Messages: Messages) {
         moves,
       }: { changes: StatusChange[]; sents: SentStatus[]; moves: BlindMove[] },
       now: Date,
+      clears: ReadonlyMap<string, string[]> = new Map(),
     ): Promise<number> {
+      const cleared = (id: number) => clears.get(String(id)) ?? [];
       const writes = [
-        ...changes.map((change) => changeWrite(change, now)),
-        ...moves.map((move) => moveWrite(move, now)),
-        ...sents.map((sent) => sentWrite(sent, now)),
+        ...changes.map((change) => changeWrite(change, now, cleared(change.id))),
+        ...moves.map((move) => moveWrite(move, now, cleared(move.id))),
+        ...sents.map((sent) => sentWrite(sent, now, cleared(sent.id))),
       ];
       let matched = 0;
       for (const slice of slices(writes)) {
@@ -127,8 +131,8 @@ export interface BlindMove {
 }
 
 /** A change decided from the message as read, by `_id`, guarded by the state it was decided from. */
-function changeWrite(change: StatusChange, now: Date) {
-  const outbox = addToOutbox(change.events);
+function changeWrite(change: StatusChange, now: Date, cleared: readonly string[]) {
+  const outbox = outboxChange(change.events, cleared);
   const times = Object.entries(change.to?.times ?? {}).map(
     ([status, at]) => [`status_times.${status}`, at] as const,
   );
@@ -142,6 +146,7 @@ function changeWrite(change: StatusChange, now: Date) {
           change.from.statuses && change.from.statuses.length > 0
             ? { $all: change.from.statuses, $size: change.from.seen }
             : { $size: change.from.seen },
+        ...outbox.guard,
       },
       update: {
         $set: {
@@ -157,6 +162,7 @@ function changeWrite(change: StatusChange, now: Date) {
         },
         $push: { history: { $each: change.history } },
         $addToSet: { statuses_seen: { $each: change.statuses }, ...outbox.addToSet },
+        ...clearParts(outbox),
       },
     },
   };
@@ -167,7 +173,8 @@ function changeWrite(change: StatusChange, now: Date) {
  * carries no event, so it is one write by `_id`, guarded so that it lands only on the
  * organization's outbound message accepted under that wamid and only once.
  */
-function sentWrite(item: SentStatus, now: Date) {
+function sentWrite(item: SentStatus, now: Date, cleared: readonly string[]) {
+  const outbox = outboxChange([], cleared);
   return {
     updateOne: {
       filter: {
@@ -181,6 +188,7 @@ function sentWrite(item: SentStatus, now: Date) {
         $set: { updated_at: now },
         $push: { history: { status: 'sent', at: item.at, applied: false } },
         $addToSet: { statuses_seen: 'sent' },
+        ...clearParts(outbox),
       },
     },
   };
@@ -192,8 +200,8 @@ function sentWrite(item: SentStatus, now: Date) {
  * under that wamid, from a status the move is allowed from (`from`), with the status not seen
  * before, and writes the move's events with it.
  */
-function moveWrite(item: BlindMove, now: Date) {
-  const outbox = addToOutbox(item.events);
+function moveWrite(item: BlindMove, now: Date, cleared: readonly string[]) {
+  const outbox = outboxChange(item.events, cleared);
   return {
     updateOne: {
       filter: {
@@ -206,6 +214,7 @@ function moveWrite(item: BlindMove, now: Date) {
         direction: 'outbound',
         status: { $in: item.from },
         statuses_seen: { $ne: item.status },
+        ...outbox.guard,
       },
       update: {
         $set: {
@@ -216,7 +225,16 @@ function moveWrite(item: BlindMove, now: Date) {
         },
         $push: { history: { status: item.status, at: item.at, applied: true } },
         $addToSet: { statuses_seen: item.status, ...outbox.addToSet },
+        ...clearParts(outbox),
       },
     },
+  };
+}
+
+/** The operators of an update that take published events out of the outbox (none when empty). */
+function clearParts(outbox: ReturnType<typeof outboxChange>) {
+  return {
+    ...(outbox.unset ? { $unset: outbox.unset } : {}),
+    ...(outbox.pullAll ? { $pullAll: outbox.pullAll } : {}),
   };
 }

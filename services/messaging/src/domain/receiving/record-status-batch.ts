@@ -270,8 +270,24 @@ export async function recordStatusBatch(
   });
   const sents = sentOnly.map((item) => ({ ...item, company_id: events[item.event]!.company_id }));
   // Every write of the batch in one command: the changes decided from a read, the moves and the
-  // sent statuses written without one.
-  const landed = await deps.messages.writeStatuses({ changes, sents, moves: blindMoves }, now);
+  // sent statuses written without one. Each carries the clear of its message's events published
+  // since its last write (the acceptance's, an earlier status's) that still waits to be written,
+  // so that the message is written once instead of twice; if any write misses, the clears go
+  // alone (which write missed is not told).
+  const taken = deps.relay.takeClears(
+    deps.messages.outbox,
+    [...changes, ...blindMoves, ...sents].map((write) => String(write.id)),
+  );
+  let landed = 0;
+  try {
+    landed = await deps.messages.writeStatuses(
+      { changes, sents, moves: blindMoves },
+      now,
+      taken.clears,
+    );
+  } finally {
+    taken.settle(landed === changes.length + blindMoves.length + sents.length);
+  }
   if (landed === changes.length + blindMoves.length + sents.length) {
     deps.relay.relayWrittenSoon(deps.messages.outbox, [
       ...changes
