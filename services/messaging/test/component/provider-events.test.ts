@@ -649,7 +649,7 @@ describe('a batch of statuses written together', () => {
     /** Updates of one message: statements of bulk writes and single updates, by its `_id`. */
     const writesOf = (id: number) =>
       bulkWrites.mock.calls
-        .flatMap(([operations]) => operations as Statement[])
+        .flatMap(([operations]) => operations as readonly Statement[])
         .filter((operation) => operation.updateOne?.filter._id === String(id)).length +
       singleWrites.mock.calls.filter(([filter]) => (filter as { _id?: unknown })._id === String(id))
         .length;
