@@ -42,6 +42,16 @@ interface Counter {
 type Filter = Record<string, unknown>;
 type Update = Record<string, unknown>;
 
+/** How long a settled name waits for holds of its counter to ride with before it goes alone. */
+const SETTLE_WAIT_MS = 1_000;
+
+interface SettleWaiting {
+  at: CounterKey;
+  name: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 /** A hold waiting for its batch, or a settled hold whose name waits to be dropped. */
 type Pending =
   | { kind: 'hold'; at: CounterKey; limit: number | null; name: string; now: Date }
@@ -144,6 +154,35 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
   }
 
   /**
+   * Settled names waiting for a write: the name is only bookkeeping (the place stays taken
+   * either way), so it rides with the next holds of its counter instead of costing a command of
+   * its own, or goes on its own after `SETTLE_WAIT_MS` when no hold comes.
+   */
+  let settling: SettleWaiting[] = [];
+  let settleTimer: NodeJS.Timeout | undefined;
+  function flushSettling(): void {
+    clearTimeout(settleTimer);
+    settleTimer = undefined;
+    const due = settling;
+    settling = [];
+    for (const waiting of due) {
+      batches
+        .add({ kind: 'settle', at: waiting.at, name: waiting.name })
+        .then(() => waiting.resolve(), waiting.reject);
+    }
+  }
+  /** The waiting settled names of one counter, taken by the write of its holds. */
+  function takeSettling(_id: string | number): SettleWaiting[] {
+    const mine = settling.filter((waiting) => idOf(waiting.at) === _id);
+    if (mine.length > 0) settling = settling.filter((waiting) => idOf(waiting.at) !== _id);
+    if (settling.length === 0) {
+      clearTimeout(settleTimer);
+      settleTimer = undefined;
+    }
+    return mine;
+  }
+
+  /**
    * Holds and settled names of concurrent callers, one `bulkWrite` per counter: first the names
    * to drop, then each hold as the same conditional `$inc` as `holdAlone`'s, applied one after
    * the other, so none is granted past the limit. When not all holds matched, the counter is
@@ -163,8 +202,12 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
       const granted = new Map<Pending, boolean>();
       await Promise.all(
         [...byCounter.entries()].map(async ([_id, group]) => {
-          const settled = group.filter((item) => item.kind === 'settle').map((item) => item.name);
           const holds = group.filter((item) => item.kind === 'hold');
+          const passengers = holds.length > 0 ? takeSettling(_id) : [];
+          const settled = [
+            ...group.filter((item) => item.kind === 'settle').map((item) => item.name),
+            ...passengers.map((waiting) => waiting.name),
+          ];
           const operations = [
             ...(settled.length > 0
               ? [
@@ -185,7 +228,14 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
               },
             })),
           ];
-          const result = await counters.bulkWrite(operations, { ordered: true });
+          let result;
+          try {
+            result = await counters.bulkWrite(operations, { ordered: true });
+          } catch (error) {
+            for (const waiting of passengers) waiting.reject(error);
+            throw error;
+          }
+          for (const waiting of passengers) waiting.resolve();
           const holdsMatched = result.matchedCount - (settled.length > 0 ? 1 : 0);
           if (holds.length > 0 && holdsMatched < holds.length) {
             const counter = await counters.findOne({ _id });
@@ -278,12 +328,17 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
     },
 
     /**
-     * The hold's holder is stored and holds the place from now on: only the name goes, in the
-     * next batched write. A name a failure leaves is dropped by the recovery job instead.
+     * The hold's holder is stored and holds the place from now on: only the name goes, with the
+     * next holds of its counter (or alone, a second later, when none comes). A name a failure
+     * leaves is dropped by the recovery job instead.
      */
     async settle(at: CounterKey, name: string): Promise<void> {
       named('holds', name);
-      await batches.add({ kind: 'settle', at, name });
+      await new Promise<void>((resolve, reject) => {
+        settling.push({ at, name, resolve, reject });
+        // Unreferenced: a name left unwritten at exit is the recovery job's, as after a crash.
+        settleTimer ??= setTimeout(flushSettling, SETTLE_WAIT_MS).unref();
+      });
     },
 
     /** Gives a held place back, once; false when it is not held (settled or given back). */
@@ -318,7 +373,10 @@ export function createQuotaCounter(connection: Connection, options: QuotaCounter
     },
 
     /** Resolves once every hold and settlement asked for so far is written (at shutdown). */
-    drain: (): Promise<void> => batches.drain(),
+    async drain(): Promise<void> {
+      flushSettling();
+      await batches.drain();
+    },
   };
 }
 

@@ -213,6 +213,39 @@ describe('createQuotaCounter, one counter per owner and month', () => {
     expect(Object.keys(counter!.holds as object).sort()).toEqual(['c', 'd', 'e']);
   });
 
+  test('when a hold is settled with no write in flight, then its name waits for the next hold and goes in the same write', async () => {
+    const quota = monthly();
+    const at = { owner: 16, month: MONTH };
+    await quota.hold(at, null, 'a');
+    const commands: string[] = [];
+    const listen = (event: { commandName: string }) => commands.push(event.commandName);
+    const client = db.getClient();
+    client.on('commandStarted', listen);
+    try {
+      const settled = quota.settle(at, 'a');
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all([settled, quota.hold(at, null, 'b')]);
+    } finally {
+      client.off('commandStarted', listen);
+    }
+
+    expect(commands).toEqual(['update']);
+    const counter = await db.collection('monthly').findOne({ _id: `16:${MONTH}` as never });
+    expect(counter!.used).toBe(2);
+    expect(Object.keys(counter!.holds as object)).toEqual(['b']);
+  });
+
+  test('when a hold is settled and no other hold comes, then its name still goes, on its own', async () => {
+    const quota = monthly();
+    const at = { owner: 17, month: MONTH };
+    await quota.hold(at, null, 'alone');
+    await quota.settle(at, 'alone');
+
+    const counter = await db.collection('monthly').findOne({ _id: `17:${MONTH}` as never });
+    expect(counter!.used).toBe(1);
+    expect(Object.keys(counter!.holds as object)).toEqual([]);
+  });
+
   test('when a held place is given back, then it goes back once, and a settled one never', async () => {
     const quota = monthly();
     const at = { owner: 7, month: MONTH };

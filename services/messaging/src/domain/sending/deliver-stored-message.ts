@@ -51,10 +51,17 @@ export async function deliverStoredMessage(
     await deps.messages.releaseLease(message.id, new Date());
     throw new SendDeferred(outcome.failure.message);
   }
-  const { answer, written } = await recordOutcome(deps, message, outcome);
+  // The outcome and the conversation's last message are written side by side, one round trip
+  // fewer before the answer: neither write reads the other, and the answer still waits for
+  // both. The conversation is written whatever the outcome (a failed send is its last message
+  // too), and in the rare case that another attempt finished the message first (its lease ran
+  // out) that attempt wrote it as well: the last message id only rises, so it stays this one.
+  const [{ answer, written }] = await Promise.all([
+    recordOutcome(deps, message, outcome),
+    deps.conversations.recordSent(message, contactName, new Date()),
+  ]);
   if (answer.replayed) return answer;
   // The events this attempt's own write stored, relayed with other sends' (no read back).
   deps.relay.relayWrittenSoon(deps.messages.outbox, [{ id: message._id, events: written }]);
-  await deps.conversations.recordSent(message, contactName, new Date());
   return answer;
 }
