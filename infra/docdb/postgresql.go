@@ -19,8 +19,8 @@ import (
 // containment operator `@>` cannot use: every pushed-down lookup, `_id` included, is a
 // sequential scan (about 0.45 µs per document: 22 ms at 50,000 documents). A GIN index on the
 // same expressions answers `@>`. So an event trigger gives every btree index FerretDB creates on
-// top-level fields a GIN companion over the same fields (dropped with it), and the statement at
-// the end adds those missing for indexes made before the trigger existed. Dotted paths are left
+// top-level fields a GIN companion over the same fields (dropped with it), and docdb's start adds
+// those missing for indexes made before the trigger existed (existingBtreesSQL). Dotted paths are left
 // out (they would need `#>` expressions); such filters still work, by scanning. FerretDB never
 // sees the companions: it lists indexes from its own metadata, not from PostgreSQL's catalog.
 // An index on `_id` alone gets none: docdb's FerretDB pushes a string or ObjectId `_id` down as
@@ -123,12 +123,15 @@ CREATE EVENT TRIGGER docdb_gin_on_create_index ON ddl_command_end
 DROP EVENT TRIGGER IF EXISTS docdb_gin_on_drop_index;
 CREATE EVENT TRIGGER docdb_gin_on_drop_index ON sql_drop
   WHEN TAG IN ('DROP INDEX') EXECUTE FUNCTION docdb_on_drop_index();
+`
 
-SELECT docdb_add_gin(i.indexrelid)
+// existingBtreesSQL lists the btree indexes made before the trigger existed (or before it
+// narrowed them), for docdb_add_gin one by one.
+const existingBtreesSQL = `
+SELECT i.indexrelid::bigint
   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
   JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE a.amname = 'btree' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast');
-`
+ WHERE a.amname = 'btree' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
 
 // preparePostgreSQL checks that the database answers, and installs ginCompanionsSQL when gin is
 // set. Only an unreachable database is an error: without the companions lookups still work, by
@@ -150,6 +153,24 @@ func preparePostgreSQL(dbURL string, gin bool, logger *slog.Logger) error {
 	})
 	if err != nil {
 		logger.Warn("no GIN companion indexes: lookups will scan their collection", "error", err)
+		return nil
+	}
+	// Each existing index in a transaction of its own, so that a database of many collections
+	// never holds the locks of all their indexes at once.
+	rows, err := conn.Query(ctx, existingBtreesSQL)
+	if err != nil {
+		logger.Warn("existing indexes not listed: they keep their shape", "error", err)
+		return nil
+	}
+	oids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		logger.Warn("existing indexes not listed: they keep their shape", "error", err)
+		return nil
+	}
+	for _, oid := range oids {
+		if _, err := conn.Exec(ctx, "SELECT docdb_add_gin($1::oid)", oid); err != nil {
+			logger.Warn("index left as it was", "oid", oid, "error", err)
+		}
 	}
 	return nil
 }
