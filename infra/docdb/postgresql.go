@@ -20,8 +20,8 @@ import (
 // sequential scan (about 0.45 µs per document: 22 ms at 50,000 documents). A GIN index on the
 // same expressions answers `@>`. So an event trigger gives every btree index FerretDB creates on
 // top-level fields a GIN companion over the same fields (dropped with it), and docdb's start adds
-// those missing for indexes made before the trigger existed (existingBtreesSQL). Dotted paths are left
-// out (they would need `#>` expressions); such filters still work, by scanning. FerretDB never
+// those missing for indexes made before the trigger existed (existingBtreesSQL). Dotted paths
+// are left out (they would need `#>` expressions); such filters still work, by scanning. FerretDB never
 // sees the companions: it lists indexes from its own metadata, not from PostgreSQL's catalog.
 // An index on `_id` alone gets none: docdb's FerretDB pushes a string or ObjectId `_id` down as
 // plain equality, which the btree answers (patches/ferretdb-4-id-equality-btree.patch).
