@@ -97,7 +97,8 @@ async function load(label, count, concurrency, call, ratePerSecond = 0) {
 /**
  * Launches every process on `basePort` with `env` (and `replicas`: extra processes per service,
  * see launcher.js), runs `fn({system, adminToken, internalSecret,
- * simulator, prefix, vhost, rabbitAdmin})`, and removes the vhost and databases afterwards, whatever happened.
+ * simulator, prefix, vhost, rabbitAdmin})`, and removes the vhost and databases afterwards, whatever happened
+ * (the databases stay with BENCH_KEEP_DATABASES=1).
  */
 async function withBenchSystem(name, { basePort, env, replicas }, fn) {
   const tag = randomBytes(4).toString('hex');
@@ -134,12 +135,17 @@ async function withBenchSystem(name, { basePort, env, replicas }, fn) {
     });
   } finally {
     await system?.stop();
-    const connection = await mongoose.createConnection(MONGODB_URL).asPromise();
-    const { databases } = await connection.db.admin().listDatabases({ nameOnly: true });
-    for (const { name: db } of databases) {
-      if (db.startsWith(prefix)) await connection.useDb(db).dropDatabase();
+    // BENCH_KEEP_DATABASES=1 leaves the run's databases in place, to look at what was stored.
+    if (process.env.BENCH_KEEP_DATABASES === '1') {
+      console.log(`databases kept: ${prefix}*`);
+    } else {
+      const connection = await mongoose.createConnection(MONGODB_URL).asPromise();
+      const { databases } = await connection.db.admin().listDatabases({ nameOnly: true });
+      for (const { name: db } of databases) {
+        if (db.startsWith(prefix)) await connection.useDb(db).dropDatabase();
+      }
+      await connection.close();
     }
-    await connection.close();
     await rabbitAdmin.deleteVhost(vhost);
   }
 }

@@ -494,6 +494,12 @@ pg_up() {
     pg_psql -d postgres -c "CREATE DATABASE \"$PG_DB\"" >/dev/null || die "cannot create database $PG_DB"
     say "postgresql: database $PG_DB created"
   fi
+  # Documents above ~2 kB (a message with its history) are compressed on every write and
+  # decompressed on every read: lz4 does both in a fraction of pglz's time (docs/benchmarks.md,
+  # "What each stored row costs"). Set on the database, so a running cluster takes it too (from
+  # docdb's next connections); a PostgreSQL built without lz4 keeps pglz.
+  pg_psql -d postgres -c "ALTER DATABASE \"$PG_DB\" SET default_toast_compression = 'lz4'" >/dev/null 2>&1 ||
+    say "postgresql: warning: this PostgreSQL has no lz4; documents stay compressed with pglz"
 }
 
 # Another docdb of this checkout (another DOCDB_PORT) running on the cluster?

@@ -19,15 +19,26 @@ import (
 // containment operator `@>` cannot use: every pushed-down lookup, `_id` included, is a
 // sequential scan (about 0.45 µs per document: 22 ms at 50,000 documents). A GIN index on the
 // same expressions answers `@>`. So an event trigger gives every btree index FerretDB creates on
-// top-level fields a GIN companion over the same fields (dropped with it), and the statement at
-// the end adds those missing for indexes made before the trigger existed. Dotted paths are left
-// out (they would need `#>` expressions); such filters still work, by scanning. FerretDB never
+// top-level fields a GIN companion over the same fields (dropped with it), and docdb's start adds
+// those missing for indexes made before the trigger existed (existingBtreesSQL). Dotted paths
+// are left out (they would need `#>` expressions); such filters still work, by scanning. FerretDB never
 // sees the companions: it lists indexes from its own metadata, not from PostgreSQL's catalog.
 // An index on `_id` alone gets none: docdb's FerretDB pushes a string or ObjectId `_id` down as
 // plain equality, which the btree answers (patches/ferretdb-4-id-equality-btree.patch).
 // Lookups reach them with generic plans too: field names are in the statement text
 // (patches/ferretdb-5-field-names-in-sql-text.patch). Measured at 50,000 documents:
 // findOne by `_id` or by two indexed fields 20–30 ms → ~1 ms, flat from 1,000 documents up.
+//
+// The btree itself then answers almost nothing FerretDB asks: it pushes down `@>` (the GIN
+// companion), `=` on `_id` (a unique index), `IS NULL` for `{field: null}`
+// (patches/ferretdb-3-pushdown-null-exists.patch), `?` and `#> ... IS NOT NULL` for `$exists`
+// (no index), and sorts only by `$natural`; ranges (`$lt`, `$gt`) are not pushed down. Yet every
+// insert and every update writes every index (none is HOT: each is an expression over the one
+// `_jsonb` column). So a non-unique btree on top-level fields is narrowed to the documents that
+// lack its first field (`WHERE (_jsonb->'first') IS NULL`), under the same name: it still answers
+// `{first: null}` and costs nothing on the documents that carry the field. Unique indexes keep
+// every document (they enforce the key). Should ranges ever be pushed down, an index whose
+// first field is range-queried needs its full btree back.
 // Idempotent; needs a superuser (event triggers).
 const ginCompanionsSQL = `
 CREATE OR REPLACE FUNCTION docdb_gin_name(idx name) RETURNS name LANGUAGE sql IMMUTABLE AS $fn$
@@ -43,6 +54,7 @@ DECLARE
   cols text[] := '{}';
   expr text;
   k int;
+  def text;
 BEGIN
   SELECT * INTO ix FROM pg_index WHERE indexrelid = idx;
   IF NOT FOUND THEN RETURN; END IF;
@@ -57,6 +69,19 @@ BEGIN
     END IF;
   END LOOP;
   IF cardinality(cols) = 0 THEN RETURN; END IF;
+  -- A non-unique btree on top-level fields keeps only the documents without its first field
+  -- (what {first: null} looks up); made again under its name, so FerretDB's drop still finds it.
+  IF NOT ix.indisunique AND ix.indpred IS NULL AND cardinality(cols) = ix.indnatts THEN
+    def := pg_get_indexdef(idx);
+    PERFORM set_config('docdb.narrowing', 'on', true); -- the drop below keeps the companion
+    EXECUTE format('DROP INDEX %I.%I',
+      (SELECT nspname FROM pg_namespace n JOIN pg_class c ON c.relnamespace = n.oid WHERE c.oid = idx),
+      idxname);
+    PERFORM set_config('docdb.narrowing', 'off', true);
+    EXECUTE def || format(' WHERE (%s IS NULL)', cols[1]);
+    -- The CREATE above ran this function again for the new index, which made the companion.
+    RETURN;
+  END IF;
   -- An _id lookup is pushed down as equality, which the btree answers: no companion, and the
   -- one an older docdb made is dropped (one index less to write on every insert and update).
   IF cols = ARRAY['(_jsonb -> ''_id''::text)'] THEN
@@ -85,7 +110,8 @@ DECLARE r record;
 BEGIN
   -- Only indexes dropped by name (dropIndexes); a dropped table takes its indexes along.
   FOR r IN SELECT schema_name, object_name FROM pg_event_trigger_dropped_objects()
-           WHERE object_type = 'index' AND original AND object_name NOT LIKE '%\_gin' LOOP
+           WHERE object_type = 'index' AND original AND object_name NOT LIKE '%\_gin'
+             AND coalesce(current_setting('docdb.narrowing', true), '') <> 'on' LOOP
     EXECUTE format('DROP INDEX IF EXISTS %I.%I', r.schema_name, docdb_gin_name(r.object_name));
   END LOOP;
 END
@@ -97,12 +123,15 @@ CREATE EVENT TRIGGER docdb_gin_on_create_index ON ddl_command_end
 DROP EVENT TRIGGER IF EXISTS docdb_gin_on_drop_index;
 CREATE EVENT TRIGGER docdb_gin_on_drop_index ON sql_drop
   WHEN TAG IN ('DROP INDEX') EXECUTE FUNCTION docdb_on_drop_index();
+`
 
-SELECT docdb_add_gin(i.indexrelid)
+// existingBtreesSQL lists the btree indexes made before the trigger existed (or before it
+// narrowed them), for docdb_add_gin one by one.
+const existingBtreesSQL = `
+SELECT i.indexrelid::bigint
   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
   JOIN pg_namespace n ON n.oid = c.relnamespace
- WHERE a.amname = 'btree' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast');
-`
+ WHERE a.amname = 'btree' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')`
 
 // preparePostgreSQL checks that the database answers, and installs ginCompanionsSQL when gin is
 // set. Only an unreachable database is an error: without the companions lookups still work, by
@@ -124,6 +153,24 @@ func preparePostgreSQL(dbURL string, gin bool, logger *slog.Logger) error {
 	})
 	if err != nil {
 		logger.Warn("no GIN companion indexes: lookups will scan their collection", "error", err)
+		return nil
+	}
+	// Each existing index in a transaction of its own, so that a database of many collections
+	// never holds the locks of all their indexes at once.
+	rows, err := conn.Query(ctx, existingBtreesSQL)
+	if err != nil {
+		logger.Warn("existing indexes not listed: they keep their shape", "error", err)
+		return nil
+	}
+	oids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		logger.Warn("existing indexes not listed: they keep their shape", "error", err)
+		return nil
+	}
+	for _, oid := range oids {
+		if _, err := conn.Exec(ctx, "SELECT docdb_add_gin($1::oid)", oid); err != nil {
+			logger.Warn("index left as it was", "oid", oid, "error", err)
+		}
 	}
 	return nil
 }
