@@ -5,6 +5,7 @@ export * from './counters';
 export * from './duplicate-key-error';
 export * from './errors';
 export * from './http';
+export * from './insert-documents';
 export * from './internal-client';
 export * from './keyed-outbound-clients';
 export * from './logger';

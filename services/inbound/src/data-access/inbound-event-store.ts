@@ -1,6 +1,7 @@
 import { Schema, trusted, type Connection } from 'mongoose';
 import type { ProviderRoutingKey } from '@switchboard/contracts';
 import {
+  insertDocuments,
   isDuplicateKeyError,
   slices,
   stringKeyed,
@@ -56,14 +57,6 @@ inboundEventSchema.index({ company_id: 1, body_sha256: 1 }, { unique: true });
 inboundEventSchema.index({ published_at: 1, received_at: 1 });
 inboundEventSchema.index({ received_at: 1 });
 
-/** A bulk write's per-document errors, by the document's position in the batch. */
-function writeErrorsByIndex(error: unknown): Map<number, unknown> | undefined {
-  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-  if (!writeErrors) return undefined;
-  const list = (Array.isArray(writeErrors) ? writeErrors : [writeErrors]) as { index: number }[];
-  return new Map(list.map((entry) => [entry.index, entry]));
-}
-
 export function createInboundEventStore(db: Connection) {
   const Events = db.model('InboundEvent', inboundEventSchema);
 
@@ -85,19 +78,10 @@ export function createInboundEventStore(db: Connection) {
     ): Promise<({ event: InboundEvent; duplicate: boolean } | Error)[]> {
       const outcomes: ({ event: InboundEvent; duplicate: boolean } | Error)[] = [];
       for (const slice of slices(events, 50)) {
-        let failed = new Map<number, unknown>();
-        try {
-          // Without `pending`: the publications repeat the raw body, which would double what
-          // every webhook writes.
-          await stringKeyed(Events).insertMany(
-            slice.map(({ pending: _pending, ...stored }) => stored),
-            { ordered: false },
-          );
-        } catch (error) {
-          const byIndex = writeErrorsByIndex(error);
-          if (!byIndex) throw error;
-          failed = byIndex;
-        }
+        // Without `pending`: the publications repeat the raw body, which would double what
+        // every webhook writes.
+        const stored = slice.map(({ pending: _pending, ...rest }) => rest);
+        const failed = await insertDocuments(Events, stored);
         for (const [index, event] of slice.entries()) {
           const failure = failed.get(index);
           if (!failure) outcomes.push({ event, duplicate: false });

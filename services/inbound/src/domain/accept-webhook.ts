@@ -39,10 +39,12 @@ export function inboundEventOf(
   now = new Date(),
 ): InboundEvent {
   const id = randomUUID();
+  // Decoded once: parsed here, stored as it is.
+  const text = rawBody.toString('utf8');
   let pending: PendingPublication[] = [];
   let reason: string | null = null;
   try {
-    const result = publicationsOf(id, JSON.parse(rawBody.toString('utf8')));
+    const result = publicationsOf(id, JSON.parse(text));
     if (typeof result === 'string') reason = result;
     else pending = result;
   } catch {
@@ -52,7 +54,7 @@ export function inboundEventOf(
     _id: id,
     company_id: channel.company_id,
     body_sha256: createHash('sha256').update(rawBody).digest('hex'),
-    raw_body: rawBody.toString('utf8'),
+    raw_body: text,
     state: reason ? 'rejected' : 'accepted',
     reason,
     pending,

@@ -1,4 +1,5 @@
-import type { Model, mongo } from 'mongoose';
+import type { Model } from 'mongoose';
+import { insertDocuments, type RefusedDocument } from '@switchboard/service-kit';
 
 export type InsertOutcome = 'inserted' | 'duplicate';
 
@@ -6,20 +7,6 @@ interface Pending<T> {
   doc: T;
   resolve: (outcome: InsertOutcome) => void;
   reject: (error: unknown) => void;
-}
-
-/** The `insert` command's answer (or the error thrown with it): which documents were refused. */
-interface InsertAnswer {
-  writeErrors?: Array<{ index: number; code?: number; errmsg?: string }>;
-  writeConcernError?: { errmsg?: string };
-}
-
-/** The `writeConcern` field of a command, from the driver's settings of the connection. */
-function writeConcernOf(concern: mongo.WriteConcern | undefined): { writeConcern?: object } {
-  if (!concern) return {};
-  const fields = { w: concern.w, wtimeout: concern.wtimeoutMS, j: concern.journal };
-  const set = Object.entries(fields).filter(([, value]) => value !== undefined && value !== null);
-  return set.length > 0 ? { writeConcern: Object.fromEntries(set) } : {};
 }
 
 export interface BatchInserterOptions {
@@ -109,43 +96,23 @@ export class BatchInserter<T> {
   }
 
   private async write(batch: Array<Pending<T>>): Promise<void> {
-    let failures: Map<number, { code?: number; errmsg?: string }>;
+    let refused: Map<number, RefusedDocument>;
     try {
-      // One `insert` command on the driver's database, not mongoose's collection nor the driver's
-      // insertMany: the rows are plain and already valid, and the bulk-write machinery (sizing
-      // every document, then serializing it again, a result object per batch) cost as much CPU
-      // as the write itself. Unordered: one duplicate does not stop the rest.
-      const db = this.model.db.db!;
-      const answer = (await db.command({
-        insert: this.model.collection.collectionName,
-        documents: batch.map((entry) => entry.doc),
-        ordered: false,
-        // A command is sent as written: the connection's write concern (w=majority in
-        // production) is added here, as the driver's own insert would.
-        ...writeConcernOf(db.writeConcern),
-      })) as InsertAnswer;
-      if (answer.writeConcernError) {
-        throw new Error(
-          `insert not acknowledged: ${answer.writeConcernError.errmsg ?? 'write concern'}`,
-        );
-      }
-      failures = writeFailures(answer);
+      refused = await insertDocuments(
+        this.model as unknown as Model<unknown>,
+        batch.map((entry) => entry.doc as object),
+      );
     } catch (error) {
-      failures = writeFailures(error as InsertAnswer);
-      if (failures.size === 0) {
-        for (const entry of batch) entry.reject(error);
-        return;
-      }
+      for (const entry of batch) entry.reject(error);
+      return;
     }
     batch.forEach((entry, index) => {
-      if (!failures.has(index)) entry.resolve('inserted');
-      else if (failures.get(index)!.code === DUPLICATE_KEY) entry.resolve('duplicate');
-      else entry.reject(new Error(failures.get(index)!.errmsg ?? 'insert refused'));
+      const refusal = refused.get(index);
+      if (!refusal) entry.resolve('inserted');
+      else if (refusal.code === DUPLICATE_KEY) entry.resolve('duplicate');
+      else entry.reject(new Error(refusal.errmsg ?? 'insert refused'));
     });
   }
 }
 
 const DUPLICATE_KEY = 11000;
-
-const writeFailures = (answer: InsertAnswer) =>
-  new Map((answer.writeErrors ?? []).map((failure) => [failure.index, failure]));
