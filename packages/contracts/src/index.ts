@@ -13,6 +13,7 @@ export * from './http/users-api';
 export * from './http/usage-api';
 export * from './http/live-events-api';
 export * from './http/messaging-internal-api';
+export * from './http/inbound-internal-api';
 export * from './http/phone-numbers-api';
 export * from './provider-events';
 export * from './http/paging';

@@ -22,6 +22,7 @@ import { refuseUnplainPaths } from './entry-points/http/refuse-unplain-paths';
 import { isForwardablePath, ownerPath, rawPathOf } from './domain/public-paths';
 import { messagingChannels } from './outbound/messaging-channels';
 import { messagingPhoneNumbers } from './outbound/messaging-phone-numbers';
+import { createInboundWebhookBatches } from './outbound/inbound-webhook-batches';
 import { createServiceProxy } from './outbound/service-proxy';
 import { USAGE_TIMEOUT_MS, usageCounters } from './outbound/usage-counters';
 import { startLiveEvents } from './start-live-events';
@@ -89,6 +90,7 @@ export function startService(config: GatewayConfig): Promise<RunningService<Gate
         preRoute: createFastApiPath({
           authenticator,
           proxy,
+          webhooks: createInboundWebhookBatches(proxy),
           limits,
           logger,
           metrics,

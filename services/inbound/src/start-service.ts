@@ -62,6 +62,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
           bodyLimit: config.INBOUND_BODY_LIMIT,
           logger,
           metrics,
+          internalSecret: config.INTERNAL_API_SECRET,
         }),
         rawRoutes: (app) =>
           receiveRoutes(app, {

@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_OPERATIONS, INVALID_TOKEN_MESSAGE } from '@switchboard/contracts';
+import {
+  API_OPERATIONS,
+  INVALID_TOKEN_MESSAGE,
+  PROVIDER_SIGNATURE_HEADER,
+  RECEIVE_BATCH_MAX_WEBHOOK_BYTES,
+} from '@switchboard/contracts';
 import {
   AppError,
   answerBeforeExpress,
@@ -10,6 +15,7 @@ import {
   type ServiceMetrics,
 } from '@switchboard/service-kit';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
+import type { InboundWebhookBatches } from '../../outbound/inbound-webhook-batches';
 import type { OwnerService, ServiceProxy } from '../../outbound/service-proxy';
 import type { RateLimits } from './rate-limits';
 import { tokenAmong } from './authenticate';
@@ -19,11 +25,11 @@ import { EDGE_CHECKED_OPERATIONS } from './check-assignee';
 const ROUTE = '/api/svc/:operation';
 const WEBHOOK_ROUTE = '/webhook/svc/receive/:token';
 /** The provider's webhook path as inbound routes it, with a token of plain characters only. */
-const WEBHOOK_PATH = /^\/webhook\/svc\/receive\/[A-Za-z0-9_-]{1,200}$/;
+const WEBHOOK_PATH = /^\/webhook\/svc\/receive\/([A-Za-z0-9_-]{1,200})$/;
 /** Bodies up to this size are read here; larger ones (and every unusual request) go to express. */
 const MAX_FAST_BODY = 64 * 1024;
-/** A webhook up to this size is read whole and sent on in one write rather than piped through. */
-const SHORT_WEBHOOK_BYTES = 16 * 1024;
+/** A webhook up to this size is read whole and sent on in a batch rather than piped through. */
+const SHORT_WEBHOOK_BYTES = RECEIVE_BATCH_MAX_WEBHOOK_BYTES;
 const OPERATION_PATH = /^\/api\/svc\/([A-Za-z]+)$/;
 const JSON_TYPE = /^application\/json\s*(?:;\s*charset=utf-8\s*)?$/i;
 
@@ -71,6 +77,7 @@ function clientAddress(req: IncomingMessage, trustedHops: number): string | unde
 export function createFastApiPath(deps: {
   authenticator: TokenAuthenticator;
   proxy: ServiceProxy;
+  webhooks: InboundWebhookBatches;
   limits: RateLimits;
   logger: Logger;
   metrics: ServiceMetrics;
@@ -126,15 +133,34 @@ export function createFastApiPath(deps: {
 
   /**
    * The provider's signed webhook, unauthenticated here (inbound checks the signature over the
-   * raw bytes): passed to inbound byte for byte, never parsed; a short one (every status) read
-   * whole first, a longer one streamed as it arrives. Only a body of stated length; a chunked or
-   * encoded one is express' to forward.
+   * raw bytes), never parsed. A short one (every status) is read whole and goes to inbound in a
+   * batch with the webhooks that arrive beside it; its answer is the one inbound gave it once
+   * stored, so nothing is acknowledged before it is kept. A longer one is streamed as it arrives,
+   * on its own. Only a body of stated length; a chunked or encoded one is express' to forward.
    */
-  function forwardWebhook(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  function forwardWebhook(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    token: string,
+  ): boolean {
     const length = statedBodyLength(req);
     if (length === undefined) return false;
-    answerBeforeExpress(deps, req, res, { route: WEBHOOK_ROUTE, path }, async ({ requestId }) =>
-      deps.proxy.forwardRequest(
+    const batched = length > 0 && length <= SHORT_WEBHOOK_BYTES;
+    answerBeforeExpress(deps, req, res, { route: WEBHOOK_ROUTE, path }, async ({ requestId }) => {
+      if (batched && process.env.HOP_BATCH !== '0') {
+        const signature = req.headers[PROVIDER_SIGNATURE_HEADER];
+        const { status, body } = await deps.webhooks.receive(
+          token,
+          typeof signature === 'string' ? signature : undefined,
+          await readStatedBody(req, length),
+        );
+        res.statusCode = status;
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.end(JSON.stringify(body));
+        return;
+      }
+      await deps.proxy.forwardRequest(
         'inbound',
         {
           method: 'POST',
@@ -142,16 +168,13 @@ export function createFastApiPath(deps: {
           headers: req.headers,
           body: undefined,
           stream: req,
-          rawBody:
-            length > 0 && length <= SHORT_WEBHOOK_BYTES
-              ? await readStatedBody(req, length)
-              : undefined,
+          rawBody: batched ? await readStatedBody(req, length) : undefined,
           requestId,
         },
         res,
         path,
-      ),
-    );
+      );
+    });
     return true;
   }
 
@@ -161,7 +184,10 @@ export function createFastApiPath(deps: {
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     const query = queryAt === -1 ? '' : target.slice(queryAt + 1);
-    if (req.method === 'POST' && WEBHOOK_PATH.test(path)) return forwardWebhook(req, res, path);
+    if (req.method === 'POST') {
+      const webhookToken = WEBHOOK_PATH.exec(path)?.[1];
+      if (webhookToken !== undefined) return forwardWebhook(req, res, path, webhookToken);
+    }
     const match = OPERATION_PATH.exec(path);
     if (!match) return false;
     const operation = operations.get(match[1]!.toLowerCase());

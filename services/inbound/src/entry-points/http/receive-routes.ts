@@ -1,10 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type Request } from 'express';
-import { PROVIDER_SIGNATURE_HEADER, type InboundChannel } from '@switchboard/contracts';
+import {
+  INTERNAL_SECRET_HEADER,
+  PROVIDER_SIGNATURE_HEADER,
+  RECEIVE_BATCH_MAX_BYTES,
+  RECEIVE_BATCH_PATH,
+  ReceiveBatchRequestSchema,
+  type InboundChannel,
+  type ReceiveBatchItem,
+  type ReceiveBatchResponse,
+  type ReceiveBatchResult,
+} from '@switchboard/contracts';
 import {
   AppError,
   answerBeforeExpress,
   byteSize,
+  describeZodError,
+  errorBody,
   readStatedBody,
   secretsMatch,
   statedBodyLength,
@@ -79,6 +91,67 @@ export function receiveRoutes(app: Express, deps: ReceiveRouteDeps): void {
   );
 }
 
+/** One webhook of a batch, answered as its own request would have been. */
+async function receiveOne(
+  deps: ReceiveRouteDeps & { logger: Logger },
+  item: ReceiveBatchItem,
+  limit: number,
+): Promise<ReceiveBatchResult> {
+  try {
+    const rawBody = Buffer.from(item.body, 'base64');
+    if (rawBody.length > limit) {
+      throw new AppError('payload_too_large', 'Request body is too large');
+    }
+    await receive(deps, item.token, rawBody, item.signature);
+    return { status: 200, body: { status: 'success' } };
+  } catch (error) {
+    const known =
+      error instanceof AppError
+        ? error
+        : (deps.logger.error({ err: error }, 'unhandled error'),
+          new AppError('internal_error', 'Internal error'));
+    return { status: known.httpStatus, body: errorBody(known) };
+  }
+}
+
+/**
+ * The webhooks the gateway received together, in one internal request: each verified and stored
+ * as on its own (they meet in the intake's batched insert), each answered with the status and
+ * body its own request would have had, in order. The whole request fails only when it is not a
+ * batch at all (no internal secret, malformed, too large).
+ */
+async function receiveBatch(
+  deps: ReceiveRouteDeps & { logger: Logger; internalSecret: string },
+  req: IncomingMessage,
+  res: ServerResponse,
+  length: number,
+  webhookLimit: number,
+): Promise<void> {
+  const given = req.headers[INTERNAL_SECRET_HEADER];
+  if (typeof given !== 'string' || !secretsMatch(given, deps.internalSecret)) {
+    throw new AppError('forbidden', 'This route is internal');
+  }
+  if (length > RECEIVE_BATCH_MAX_BYTES) {
+    throw new AppError('payload_too_large', 'Request body is too large');
+  }
+  const raw = await readStatedBody(req, length);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new AppError('malformed_json', 'Request body is not valid JSON');
+  }
+  const batch = ReceiveBatchRequestSchema.safeParse(parsed);
+  if (!batch.success) throw new AppError('validation_failed', describeZodError(batch.error));
+  const results = await Promise.all(
+    batch.data.webhooks.map((item) => receiveOne(deps, item, webhookLimit)),
+  );
+  const answer: ReceiveBatchResponse = { status: 'success', results };
+  res.statusCode = 200;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(answer));
+}
+
 /**
  * The same POST on node:http before express, for a body of stated length within the limit (every
  * status webhook: three for each message sent): express' routing and body parsing were a large
@@ -86,14 +159,23 @@ export function receiveRoutes(app: Express, deps: ReceiveRouteDeps): void {
  * verification GET) is left to the express route above.
  */
 export function receiveFastPath(
-  deps: ReceiveRouteDeps & { logger: Logger; metrics: ServiceMetrics },
+  deps: ReceiveRouteDeps & { logger: Logger; metrics: ServiceMetrics; internalSecret: string },
 ): PreRoute {
   const fastLimit = Math.min(MAX_FAST_BODY, byteSize(deps.bodyLimit) ?? 0);
+  const webhookLimit = byteSize(deps.bodyLimit) ?? 0;
   return (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return false;
     const target = req.url ?? '';
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (path === RECEIVE_BATCH_PATH) {
+      const length = statedBodyLength(req);
+      if (length === undefined) return false;
+      answerBeforeExpress(deps, req, res, { route: RECEIVE_BATCH_PATH, path }, () =>
+        receiveBatch(deps, req, res, length, webhookLimit),
+      );
+      return true;
+    }
     const token = PLAIN_RECEIVE_PATH.exec(path)?.[1];
     if (token === undefined) return false;
     const length = statedBodyLength(req);
