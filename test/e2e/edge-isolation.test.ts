@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { SendMessageResponseSchema } from '@switchboard/contracts';
+import { RECEIVE_BATCH_PATH, SendMessageResponseSchema } from '@switchboard/contracts';
 import { startE2eSystem, type E2eSystem } from '../support/e2e-system';
 
 jest.setTimeout(180_000);
@@ -19,10 +19,12 @@ afterAll(async () => {
 function rawRequest(
   path: string,
   headers: Record<string, string> = {},
+  body?: string,
 ): Promise<{ status: number; text: string }> {
   const { hostname, port } = new URL(e2e.gateway);
+  const method = body === undefined ? 'GET' : 'POST';
   return new Promise((resolve, reject) => {
-    const outgoing = request({ hostname, port, path, method: 'GET', headers }, (response) => {
+    const outgoing = request({ hostname, port, path, method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
@@ -30,7 +32,7 @@ function rawRequest(
       );
     });
     outgoing.on('error', reject);
-    outgoing.end();
+    outgoing.end(body);
   });
 }
 
@@ -138,6 +140,33 @@ describe('no path from the public edge to internal routes', () => {
         expect(JSON.parse(answer.text)).toMatchObject({ status: 'error', code: 'not_found' });
         expect(answer.text).not.toMatch(/"service"|# HELP|# TYPE/);
       }
+    },
+  );
+
+  // Inbound's batch of webhooks stores whatever it is given as verified by the gateway's secret.
+  const batchPaths = [
+    RECEIVE_BATCH_PATH,
+    `/webhook/svc/receive/..\\..\\..${RECEIVE_BATCH_PATH.replaceAll('/', '\\')}`,
+    `/webhook/svc/receive/../../..${RECEIVE_BATCH_PATH}`,
+    `/webhook/svc/receive/%2e%2e/%2e%2e/%2e%2e${RECEIVE_BATCH_PATH}`,
+    `/webhook/svc/receive/..%2f..%2f..${RECEIVE_BATCH_PATH.replaceAll('/', '%2f')}`,
+    `/api/svc/..\\..${RECEIVE_BATCH_PATH.replaceAll('/', '\\')}`,
+  ];
+
+  test.each(batchPaths)(
+    "when a batch of webhooks is posted to %s, then it is refused with 404 and inbound's batch route never answers",
+    async (path) => {
+      const batch = JSON.stringify({
+        webhooks: [{ token: 'a'.repeat(43), body: Buffer.from('{}').toString('base64') }],
+      });
+      const answer = await rawRequest(
+        path,
+        { 'content-type': 'application/json', 'content-length': String(batch.length) },
+        batch,
+      );
+      expect({ path, status: answer.status }).toEqual({ path, status: 404 });
+      expect(JSON.parse(answer.text)).toMatchObject({ status: 'error', code: 'not_found' });
+      expect(answer.text).not.toContain('results');
     },
   );
 

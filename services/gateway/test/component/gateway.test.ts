@@ -9,6 +9,11 @@ import {
   UpdateChannelResponseSchema,
   InternalUsageQuerySchema,
   InternalUsageResponseSchema,
+  RECEIVE_BATCH_PATH,
+  ReceiveBatchRequestSchema,
+  ReceiveBatchResponseSchema,
+  type ReceiveBatchItem,
+  type ReceiveBatchResult,
   UsageResponseSchema,
   WEBHOOK_OPERATIONS,
   orgHeaders,
@@ -65,6 +70,9 @@ beforeAll(async () => {
   ]);
   inbound = await createContractStub('inbound', [
     stubRoute(PROVIDER_WEBHOOK, () => ({ status: 200, body: { status: 'success' } })),
+    stubRoute(RECEIVE_BATCH, (request) =>
+      answerBatch(request.body as { webhooks: ReceiveBatchItem[] }),
+    ),
   ]);
   stack = await startGatewayStack({
     dbPrefix: prefix,
@@ -103,6 +111,42 @@ const PROVIDER_WEBHOOK = {
   path: '/webhook/svc/receive/{token}',
   responses: { 200: successResponse({}) },
 } as const;
+/** POST /internal/webhooks/receive-batch: the webhooks the gateway received together. */
+const RECEIVE_BATCH = {
+  method: 'post',
+  path: RECEIVE_BATCH_PATH,
+  request: { body: ReceiveBatchRequestSchema },
+  responses: { 200: ReceiveBatchResponseSchema },
+} as const;
+/**
+ * Inbound's answer to a batch, as the test sets it: by default each webhook is stored, except one
+ * whose token starts with `unknown` (404, as inbound answers an unknown URL).
+ */
+let answerBatch: (batch: { webhooks: ReceiveBatchItem[] }) => Promise<{
+  status: number;
+  body: unknown;
+}>;
+const storeEach = async (batch: { webhooks: ReceiveBatchItem[] }) => ({
+  status: 200,
+  body: {
+    status: 'success',
+    results: batch.webhooks.map((webhook): ReceiveBatchResult =>
+      webhook.token.startsWith('unknown')
+        ? {
+            status: 404,
+            body: { status: 'error', code: 'not_found', message: 'Unknown webhook URL' },
+          }
+        : { status: 200, body: { status: 'success' } },
+    ),
+  },
+});
+answerBatch = storeEach;
+const batchCalls = () =>
+  inbound.calls.filter((call) => call.route === `POST ${RECEIVE_BATCH_PATH}`);
+const webhooksOf = (call: { request: { body: unknown } }) =>
+  (call.request.body as { webhooks: ReceiveBatchItem[] }).webhooks;
+const decoded = (webhook: ReceiveBatchItem) => Buffer.from(webhook.body, 'base64').toString();
+
 const listWebhooks = WEBHOOK_OPERATIONS.find(
   (operation) => operation.operationId === 'listWebhooks',
 )!;
@@ -358,11 +402,93 @@ describe('gateway organizations and tokens', () => {
       body,
     });
     expect(response.status).toBe(200);
-    const passed = inbound.calls.at(-1)?.request;
-    expect(passed?.params).toEqual({ token });
-    expect(passed?.text).toBe(body);
-    expect(passed?.headers['x-hub-signature-256']).toBe('sha256=abc');
-    expect(passed?.headers['x-org-id']).toBeUndefined();
+    expect(await response.json()).toEqual({ status: 'success' });
+    const passed = batchCalls().at(-1)!;
+    expect(webhooksOf(passed)).toEqual([
+      { token, signature: 'sha256=abc', body: Buffer.from(body).toString('base64') },
+    ]);
+    expect(decoded(webhooksOf(passed)[0]!)).toBe(body);
+    expect(passed.request.headers['x-org-id']).toBeUndefined();
+    expect(passed.request.headers[INTERNAL_SECRET_HEADER]).toBeDefined();
+  });
+
+  test('when webhooks arrive while one is with inbound, then they travel to inbound in one request and each provider request gets its own answer', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    answerBatch = async (batch) => {
+      // Only the first batch waits: the others gather behind it meanwhile.
+      answerBatch = storeEach;
+      await held;
+      return storeEach(batch);
+    };
+    const before = batchCalls().length;
+    const provider = (token: string, n: number) =>
+      fetch(`${gatewayUrl()}/webhook/svc/receive/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${n}` },
+        body: `{"object":"whatsapp_business_account","n":${n}}`,
+      });
+    const first = provider('c'.repeat(43), 0);
+    const deadline = Date.now() + 10_000;
+    while (batchCalls().length === before && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(batchCalls().length).toBe(before + 1);
+    const together = [
+      provider('d'.repeat(43), 1),
+      provider('unknown'.padEnd(43, 'x'), 2),
+      provider('e'.repeat(43), 3),
+    ];
+    // Time for the three to reach the gateway while the first batch is held.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    const answers = await Promise.all(
+      [first, ...together].map(async (answer) => ({
+        status: (await answer).status,
+        body: await (await answer).json(),
+      })),
+    );
+    expect(answers).toEqual([
+      { status: 200, body: { status: 'success' } },
+      { status: 200, body: { status: 'success' } },
+      { status: 404, body: { status: 'error', code: 'not_found', message: 'Unknown webhook URL' } },
+      { status: 200, body: { status: 'success' } },
+    ]);
+    const calls = batchCalls().slice(before);
+    expect(calls.length).toBe(2);
+    expect(webhooksOf(calls[0]!).map(decoded)).toEqual([
+      '{"object":"whatsapp_business_account","n":0}',
+    ]);
+    expect(
+      webhooksOf(calls[1]!)
+        .map((webhook) => [webhook.token[0], webhook.signature, decoded(webhook)])
+        .sort(),
+    ).toEqual([
+      ['d', 'sha256=1', '{"object":"whatsapp_business_account","n":1}'],
+      ['e', 'sha256=3', '{"object":"whatsapp_business_account","n":3}'],
+      ['u', 'sha256=2', '{"object":"whatsapp_business_account","n":2}'],
+    ]);
+  });
+
+  test('when inbound fails a batch or is down, then each provider request gets a 5xx (the provider sends it again)', async () => {
+    answerBatch = async () => ({ status: 500, body: { status: 'error', message: 'boom' } });
+    const failed = await Promise.all(
+      [1, 2].map((n) =>
+        fetch(`${gatewayUrl()}/webhook/svc/receive/${'f'.repeat(43)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=x' },
+          body: `{"n":${n}}`,
+        }),
+      ),
+    );
+    answerBatch = storeEach;
+    for (const answer of failed) {
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toMatchObject({
+        status: 'error',
+        code: 'dependency_unavailable',
+      });
+    }
   });
 
   test('when the provider posts a webhook chunked, without a stated length, then inbound still gets its bytes unchanged', async () => {

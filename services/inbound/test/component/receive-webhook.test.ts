@@ -4,6 +4,10 @@ import {
   EXCHANGES,
   InboundChannelResponseSchema,
   ProviderQueueMessageSchema,
+  RECEIVE_BATCH_MAX_ITEMS,
+  RECEIVE_BATCH_PATH,
+  ReceiveBatchRequestSchema,
+  ReceiveBatchResponseSchema,
   providerEventsOf,
   type ProviderEventMessage,
 } from '@switchboard/contracts';
@@ -446,5 +450,91 @@ describe('inbound webhook (the published inbound webhook)', () => {
       return event?.published_at ? event : undefined;
     });
     expect(stored.pending).toEqual([]);
+  });
+});
+
+describe("the gateway's batch of webhooks (internal)", () => {
+  const batchUrl = () => `${inbound.url}${RECEIVE_BATCH_PATH}`;
+  const item = (body: string, signature = sign(body), hookToken = token()) => ({
+    token: hookToken,
+    signature,
+    body: Buffer.from(body).toString('base64'),
+  });
+  const postBatch = (webhooks: unknown[], secret = inbound.config.INTERNAL_API_SECRET) =>
+    fetch(batchUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-internal-secret': secret },
+      body: JSON.stringify({ webhooks }),
+    });
+
+  test('when good webhooks and bad ones come in one batch, then each is answered as its own request would be, in order, and only the good ones are stored', async () => {
+    const good1 = webhookBody('batched one');
+    const good2 = webhookBody('batched two');
+    const good2Status = `wamid.out${sequence}"`;
+    const forged = webhookBody('batched forged');
+    const unsigned = webhookBody('batched unsigned');
+    const strange = webhookBody('batched unknown token');
+    const request = {
+      webhooks: [
+        item(good1),
+        item(forged, sign(forged, 'not-the-app-secret')),
+        { token: token(), body: Buffer.from(unsigned).toString('base64') },
+        item(strange, sign(strange), 'no-such-token'),
+        item(good2),
+      ],
+    };
+    expect(ReceiveBatchRequestSchema.parse(request)).toEqual(request);
+    const response = await postBatch(request.webhooks);
+    expect(response.status).toBe(200);
+    const answer = ReceiveBatchResponseSchema.parse(await response.json());
+    expect(answer.results).toEqual([
+      { status: 200, body: { status: 'success' } },
+      { status: 403, body: { status: 'error', code: 'forbidden', message: 'Invalid signature' } },
+      { status: 403, body: { status: 'error', code: 'forbidden', message: 'Invalid signature' } },
+      { status: 404, body: { status: 'error', code: 'not_found', message: 'Unknown webhook URL' } },
+      { status: 200, body: { status: 'success' } },
+    ]);
+    // The answers are the single route's own, status and body.
+    const single = await post(directUrl(), forged, sign(forged, 'not-the-app-secret'));
+    expect({ status: single.status, body: await single.json() }).toEqual(answer.results[1]);
+
+    const events = inbound.db.collection('inbound_events');
+    for (const body of [good1, good2]) {
+      expect(await events.findOne({ body_sha256: sha256(body) })).toMatchObject({
+        state: 'accepted',
+        raw_body: body,
+      });
+    }
+    for (const body of [forged, unsigned, strange]) {
+      expect(await events.countDocuments({ body_sha256: sha256(body) })).toBe(0);
+    }
+    // And published, as a webhook of its own is.
+    await waitFor(() =>
+      published.some((p) => JSON.stringify(p.message.value).includes(good2Status))
+        ? true
+        : undefined,
+    );
+  });
+
+  test('when the batch lacks the internal secret or is not a batch, then it is refused whole and nothing is stored', async () => {
+    const body = webhookBody('batched without the secret');
+    const refused = await postBatch([item(body)], 'not-the-secret');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ status: 'error', code: 'forbidden' });
+    const noSecret = await fetch(batchUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ webhooks: [item(body)] }),
+    });
+    expect(noSecret.status).toBe(403);
+    const empty = await postBatch([]);
+    expect(empty.status).toBe(422);
+    const tooMany = await postBatch(
+      Array.from({ length: RECEIVE_BATCH_MAX_ITEMS + 1 }, () => item(body)),
+    );
+    expect(tooMany.status).toBe(422);
+    expect(
+      await inbound.db.collection('inbound_events').countDocuments({ body_sha256: sha256(body) }),
+    ).toBe(0);
   });
 });
