@@ -148,7 +148,7 @@ export function createFastApiPath(deps: {
     if (length === undefined) return false;
     const batched = length > 0 && length <= SHORT_WEBHOOK_BYTES;
     answerBeforeExpress(deps, req, res, { route: WEBHOOK_ROUTE, path }, async ({ requestId }) => {
-      if (batched && process.env.HOP_BATCH !== '0') {
+      if (batched) {
         const signature = req.headers[PROVIDER_SIGNATURE_HEADER];
         const { status, body } = await deps.webhooks.receive(
           token,
@@ -168,7 +168,6 @@ export function createFastApiPath(deps: {
           headers: req.headers,
           body: undefined,
           stream: req,
-          rawBody: batched ? await readStatedBody(req, length) : undefined,
           requestId,
         },
         res,
