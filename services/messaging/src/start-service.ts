@@ -38,7 +38,7 @@ import { createInbox } from './domain/inbox/manage-conversations';
 import { createMediaReader } from './domain/media/read-inbound-media';
 import { quotaRoutes } from './entry-points/http/quota-routes';
 import { readRoutes } from './entry-points/http/read-routes';
-import { sendRoutes } from './entry-points/http/send-routes';
+import { sendFastPath, sendRoutes } from './entry-points/http/send-routes';
 import { templateRoutes } from './entry-points/http/template-routes';
 import {
   startInboundMediaFetcher,
@@ -75,7 +75,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
   return startServiceRuntime({
     service: 'messaging',
     config,
-    async setup({ db, broker, logger, leases }) {
+    async setup({ db, broker, logger, leases, metrics }) {
       const channels = createChannelStore(
         db,
         serviceSecretBox({ config, purpose: CHANNEL_SECRET_PURPOSE, logger }),
@@ -187,6 +187,13 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
       });
 
       return {
+        preRoute: sendFastPath({
+          sender,
+          internalSecret: config.INTERNAL_API_SECRET,
+          bodyLimit: config.HTTP_BODY_LIMIT,
+          logger,
+          metrics,
+        }),
         routes: (router) => {
           channelRoutes(router, {
             channels: createChannels({

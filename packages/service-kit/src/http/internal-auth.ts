@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { INTERNAL_SECRET_HEADER, OrgContextSchema, type OrgContext } from '@switchboard/contracts';
 import { AppError } from '../errors';
@@ -23,7 +24,7 @@ export function requireInternalSecret(secret: string) {
 }
 
 /** The organization a request acts for, as the gateway stated it; trusted only behind the internal secret. */
-export function orgContext(req: Request): OrgContext {
+export function orgContext(req: { headers: IncomingHttpHeaders }): OrgContext {
   const parsed = OrgContextSchema.safeParse(req.headers);
   if (!parsed.success) {
     throw new AppError('invalid_token', 'Invalid token');

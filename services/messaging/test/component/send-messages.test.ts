@@ -1,4 +1,9 @@
-import { MessageStatusResponseSchema, SendMessageResponseSchema } from '@switchboard/contracts';
+import {
+  INTERNAL_SECRET_HEADER,
+  MessageStatusResponseSchema,
+  SendMessageResponseSchema,
+  orgHeaders,
+} from '@switchboard/contracts';
 import {
   eventsOf,
   startMessagingSystem,
@@ -153,6 +158,64 @@ describe('sendMessageToPhoneNumber (the published REST API)', () => {
       expect(answer.body.status).toBe('error');
     }
     expect((await system.sim('GET', '/sent?include_rejected=true')).sent.length).toBe(before);
+  });
+});
+
+describe('a send request as it arrives on the wire', () => {
+  /** POSTs raw bytes to the text send, as the gateway forwards a customer's call. */
+  async function postRaw(body: string, headers: Record<string, string> = {}) {
+    const response = await fetch(`${system.stack.messaging.url}/api/svc/sendMessageToPhoneNumber`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [INTERNAL_SECRET_HEADER]: system.internalSecret,
+        ...orgHeaders(org.api.organization),
+        ...headers,
+      },
+      body,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+  const refusal = (status: number, code: string, message: string) => ({
+    status,
+    body: { status: 'error', code, message },
+  });
+
+  test('when its body is not a JSON object, holds text that cannot be stored, or lacks the internal secret, then it is refused with the envelope every route answers, and nothing is sent', async () => {
+    const phone = uniquePhone();
+    const notJson = refusal(400, 'malformed_json', 'Request body is not valid JSON');
+    expect(await postRaw('{"phone":')).toEqual(notJson);
+    expect(await postRaw('"just a string"')).toEqual(notJson);
+    expect(await postRaw('null')).toEqual(notJson);
+    expect(await postRaw('[]')).toEqual(
+      refusal(422, 'validation_failed', 'body: must be a JSON object, not an array'),
+    );
+    expect(await postRaw(JSON.stringify({ phone, message: 'a\u0000b' }))).toEqual(
+      refusal(422, 'validation_failed', 'message: must not contain NUL characters (U+0000)'),
+    );
+    expect(
+      await postRaw(JSON.stringify({ phone, message: 'Hi' }), {
+        [INTERNAL_SECRET_HEADER]: 'wrong',
+      }),
+    ).toEqual(refusal(403, 'forbidden', 'This route is internal'));
+    // Not JSON and no secret: the body is judged first, as express' parser does.
+    expect(await postRaw('{', { [INTERNAL_SECRET_HEADER]: 'wrong' })).toEqual(notJson);
+    const { sent } = await system.sim('GET', `/sent?to=${phone}`);
+    expect(sent).toEqual([]);
+  });
+
+  test('when its JSON starts with a byte order mark or it comes as a form, then it is sent like any other', async () => {
+    for (const [body, contentType] of [
+      [
+        `\ufeff${JSON.stringify({ phone: uniquePhone(), message: 'With a mark' })}`,
+        'application/json',
+      ],
+      [`phone=${uniquePhone()}&message=As+a+form`, 'application/x-www-form-urlencoded'],
+    ] as const) {
+      const answer = await postRaw(body, { 'content-type': contentType });
+      expect(answer.status).toBe(200);
+      expect(SendMessageResponseSchema.parse(answer.body).status).toBe('success');
+    }
   });
 });
 

@@ -1,15 +1,32 @@
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response, Router } from 'express';
 import multer from 'multer';
 import {
+  API_OPERATIONS,
   CAMPAIGN_ID_HEADER,
   IDEMPOTENCY_KEY_HEADER,
+  INTERNAL_SECRET_HEADER,
   SendMediaRequestSchema,
   SendMessageRequestSchema,
   SendTemplateRequestSchema,
   type OrgContext,
 } from '@switchboard/contracts';
-import { AppError, orgContext, parseInput, serveOperation } from '@switchboard/service-kit';
+import {
+  AppError,
+  answerBeforeExpress,
+  byteSize,
+  checkInput,
+  orgContext,
+  parseInput,
+  readStatedBody,
+  secretsMatch,
+  serveOperation,
+  statedBodyLength,
+  type Logger,
+  type PreRoute,
+  type ServiceMetrics,
+} from '@switchboard/service-kit';
 import {
   contentOfMedia,
   contentOfMessage,
@@ -18,13 +35,16 @@ import {
 import type { SendAnswer } from '../../domain/sending/send-answer';
 import type { Sender } from '../../domain/sending/send-message';
 import type { SendBody } from '../../domain/sending/send-types';
-import { signedInUserOf } from './caller';
+import { headerOf, signedInUserOf } from './caller';
+
+/** What a send reads of its request besides the body: its headers. */
+type Headed = { headers: IncomingHttpHeaders };
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The `Idempotency-Key` header (forwarded by the gateway), with a fingerprint of the request. */
-function idempotencyOf(req: Request, operation: string, request: unknown, extra = '') {
-  const key = req.header(IDEMPOTENCY_KEY_HEADER);
+function idempotencyOf(req: Headed, operation: string, request: unknown, extra = '') {
+  const key = headerOf(req, IDEMPOTENCY_KEY_HEADER);
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new AppError(
@@ -39,13 +59,13 @@ function idempotencyOf(req: Request, operation: string, request: unknown, extra 
 }
 
 /** An API campaign's send names its campaign (campaigns only: the gateway never forwards it). */
-function campaignOf(req: Request): { campaign_id?: number } {
-  const value = req.header(CAMPAIGN_ID_HEADER);
+function campaignOf(req: Headed): { campaign_id?: number } {
+  const value = headerOf(req, CAMPAIGN_ID_HEADER);
   return value && /^[1-9][0-9]{0,14}$/.test(value) ? { campaign_id: Number(value) } : {};
 }
 
 /** A message sent from the console names the agent who sent it. */
-function agentOf(req: Request): { sent_by_agent_id?: number } {
+function agentOf(req: Headed): { sent_by_agent_id?: number } {
   const user = signedInUserOf(req);
   return user ? { sent_by_agent_id: user.user_id } : {};
 }
@@ -76,67 +96,73 @@ export function readMultipart(req: Request, res: Response, maxBytes: number): Pr
   });
 }
 
-/** The API's send operations: parse, send once (per idempotency key), answer as the send did. */
-export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes: number }): void {
-  /**
-   * One send: to `request.phone`, from the number it names (else the first), once per
-   * idempotency key (fingerprinted with the request and `extra`), by the signed-in agent if any.
-   */
-  async function sendAndAnswer(
-    req: Request,
-    res: Response,
-    send: {
-      organization: OrgContext;
-      operation: 'sendMessageToPhoneNumber' | 'sendtemplatemessage' | 'sendmedia';
-      request: { phone: string; from_phone_number_id?: string | undefined };
-      body: SendBody;
-      /** Beyond the request, what makes two sends different (an uploaded file's hash). */
-      extra?: string;
-      /** Only text and template sends may name an API campaign. */
-      campaign: boolean;
-    },
-  ): Promise<void> {
-    const { phone, from_phone_number_id } = send.request;
-    answer(
-      res,
-      await deps.sender.send({
-        organization: send.organization,
-        recipient: { phone },
-        ...(from_phone_number_id ? { from_phone_number_id } : {}),
-        ...send.body,
-        idempotency: idempotencyOf(req, send.operation, send.request, send.extra),
-        ...(send.campaign ? campaignOf(req) : {}),
-        ...agentOf(req),
-        mayFail: true,
-      }),
-    );
-  }
+interface SendOf {
+  organization: OrgContext;
+  operation: 'sendMessageToPhoneNumber' | 'sendtemplatemessage' | 'sendmedia';
+  request: { phone: string; from_phone_number_id?: string | undefined };
+  body: SendBody;
+  /** Beyond the request, what makes two sends different (an uploaded file's hash). */
+  extra?: string;
+  /** Only text and template sends may name an API campaign. */
+  campaign: boolean;
+}
 
-  serveOperation(router, 'sendMessageToPhoneNumber', async (req, res) => {
-    const organization = orgContext(req);
-    const request = parseInput(SendMessageRequestSchema, req.body ?? {});
+/**
+ * One send: to `request.phone`, from the number it names (else the first), once per
+ * idempotency key (fingerprinted with the request and `extra`), by the signed-in agent if any.
+ */
+function sendOne(sender: Sender, req: Headed, send: SendOf): Promise<SendAnswer> {
+  const { phone, from_phone_number_id } = send.request;
+  return sender.send({
+    organization: send.organization,
+    recipient: { phone },
+    ...(from_phone_number_id ? { from_phone_number_id } : {}),
+    ...send.body,
+    idempotency: idempotencyOf(req, send.operation, send.request, send.extra),
+    ...(send.campaign ? campaignOf(req) : {}),
+    ...agentOf(req),
+    mayFail: true,
+  });
+}
+
+/** The text and template sends: a JSON body, parsed into the send it asks for. */
+const JSON_SENDS = {
+  sendMessageToPhoneNumber: (organization: OrgContext, body: unknown): SendOf => {
+    const request = parseInput(SendMessageRequestSchema, body);
     const { phone: _phone, from_phone_number_id: _from, ...rest } = request;
-    await sendAndAnswer(req, res, {
+    return {
       organization,
       operation: 'sendMessageToPhoneNumber',
       request,
       body: { content: contentOfMessage(rest) },
       campaign: true,
-    });
-  });
-
-  serveOperation(router, 'sendtemplatemessage', async (req, res) => {
-    const organization = orgContext(req);
-    const request = parseInput(SendTemplateRequestSchema, req.body ?? {});
+    };
+  },
+  sendtemplatemessage: (organization: OrgContext, body: unknown): SendOf => {
+    const request = parseInput(SendTemplateRequestSchema, body);
     const { phone: _phone, from_phone_number_id: _from, ...rest } = request;
-    await sendAndAnswer(req, res, {
+    return {
       organization,
       operation: 'sendtemplatemessage',
       request,
       body: { content: contentOfTemplate(rest) },
       campaign: true,
+    };
+  },
+} as const;
+
+/** The API's send operations: parse, send once (per idempotency key), answer as the send did. */
+export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes: number }): void {
+  async function sendAndAnswer(req: Request, res: Response, send: SendOf): Promise<void> {
+    answer(res, await sendOne(deps.sender, req, send));
+  }
+
+  for (const name of ['sendMessageToPhoneNumber', 'sendtemplatemessage'] as const) {
+    serveOperation(router, name, async (req, res) => {
+      const organization = orgContext(req);
+      await sendAndAnswer(req, res, JSON_SENDS[name](organization, req.body ?? {}));
     });
-  });
+  }
 
   serveOperation(router, 'sendmedia', async (req, res) => {
     const organization = orgContext(req);
@@ -170,4 +196,78 @@ export function sendRoutes(router: Router, deps: { sender: Sender; mediaMaxBytes
       campaign: false,
     });
   });
+}
+
+/** A JSON content type as express' JSON parser reads it: UTF-8 (the default) and nothing else. */
+const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+/**
+ * The text and template sends on node:http before express, when their request is the usual one:
+ * the exact path, no query string, a JSON body of stated length within the limit. What express'
+ * chain does for them is done here in the same order with the same answers: the body parsed (not
+ * JSON, or not an object: `malformed_json`; an array: the input guard's refusal), its text
+ * checked for what cannot be stored, the internal secret, the organization, then the send.
+ * Express' routing, body parsers and response helpers were a large part of messaging's own work
+ * per send. Any other request (a form, a chunked or large body, a query string) is left to the
+ * express routes above, which answer it as before.
+ */
+export function sendFastPath(deps: {
+  sender: Sender;
+  internalSecret: string;
+  bodyLimit: string;
+  logger: Logger;
+  metrics: ServiceMetrics;
+}): PreRoute {
+  const limit = byteSize(deps.bodyLimit) ?? 0;
+  const routes = new Map<string, keyof typeof JSON_SENDS>(
+    (['sendMessageToPhoneNumber', 'sendtemplatemessage'] as const).map((name) => [
+      API_OPERATIONS.get(name)!.path,
+      name,
+    ]),
+  );
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') return false;
+    const path = req.url ?? '';
+    const name = routes.get(path);
+    if (name === undefined) return false;
+    const contentType = req.headers['content-type'];
+    if (contentType === undefined || !PLAIN_JSON.test(contentType)) return false;
+    const length = statedBodyLength(req);
+    if (length === undefined || length === 0 || length > limit) return false;
+    answerBeforeExpress(deps, req, res, { route: path, path }, async () => {
+      const body = parseJsonObject(await readStatedBody(req, length));
+      const given = req.headers[INTERNAL_SECRET_HEADER];
+      if (typeof given !== 'string' || !secretsMatch(given, deps.internalSecret)) {
+        throw new AppError('forbidden', 'This route is internal');
+      }
+      const sent = await sendOne(deps.sender, req, JSON_SENDS[name](orgContext(req), body));
+      if (sent.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.statusCode = sent.http_status;
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.end(JSON.stringify(sent.body));
+    });
+    return true;
+  };
+}
+
+/** A JSON body as express' parser and input guard take it: an object, its text storable. */
+function parseJsonObject(raw: Buffer): Record<string, unknown> {
+  let text = raw.toString('utf8');
+  // The parser's decoder drops a byte order mark.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new AppError('malformed_json', 'Request body is not valid JSON');
+  }
+  if (Array.isArray(body)) {
+    throw new AppError('validation_failed', 'body: must be a JSON object, not an array');
+  }
+  if (typeof body !== 'object' || body === null) {
+    // Strict parsing: only an object or an array is a JSON body.
+    throw new AppError('malformed_json', 'Request body is not valid JSON');
+  }
+  checkInput(body, 'body');
+  return body as Record<string, unknown>;
 }
