@@ -4,14 +4,12 @@
 // the whole server, ping included, for good: the clients that held them were themselves waiting
 // for the pool, so even their death freed nothing. A docdb of its own (own port and PostgreSQL
 // database, started through infra.sh) is driven into that corner here; the shared one is untouched.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import mongoose from 'mongoose';
-import { freePortBlock } from '../support/test-infra';
+import { startOwnDocdb, type OwnDocdb } from '../support/own-docdb';
 
 const ROOT = path.resolve(__dirname, '../..');
-const run = promisify(execFile);
 const { MongoClient } = mongoose.mongo;
 
 // More than FerretDB's PostgreSQL pool holds.
@@ -28,23 +26,13 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
 }
 
 describe('docdb with more open cursors than PostgreSQL connections', () => {
-  let port: number;
-  let env: NodeJS.ProcessEnv;
+  let docdb: OwnDocdb | undefined;
   let url: string;
   const dbName = 'cursors_test';
 
   beforeAll(async () => {
-    // A port of a small fixed range: each port keeps a PostgreSQL database, so runs reuse a few.
-    port = await freePortBlock(1, { from: 27_800, count: 10 });
-    env = {
-      ...process.env,
-      DOCDB_PORT: String(port),
-      DOCDB_BACKEND: 'postgresql',
-      AMQP_URL: process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672', // RabbitMQ is not touched
-    };
-    delete env.MONGODB_URL;
-    await run('bash', [path.join(ROOT, 'scripts/infra.sh'), 'up'], { env });
-    url = `mongodb://127.0.0.1:${port}`;
+    docdb = await startOwnDocdb(27_800);
+    url = docdb.url;
     const setup = await MongoClient.connect(url);
     try {
       await setup.db(dbName).dropDatabase();
@@ -58,7 +46,7 @@ describe('docdb with more open cursors than PostgreSQL connections', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await run('bash', [path.join(ROOT, 'scripts/infra.sh'), 'down'], { env }).catch(() => {});
+    await docdb?.down().catch(() => {});
   }, 60_000);
 
   test('when a client leaves them open, then ping and create still answer, and the least recently used cursor is reported expired', async () => {

@@ -4,15 +4,9 @@
 // on a docdb of its own (own port and PostgreSQL database, started through infra.sh): what
 // PostgreSQL holds, that `{field: null}` still reaches the narrowed btree, and that the answers
 // stay MongoDB's while documents gain and lose the field.
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import mongoose from 'mongoose';
-import { freePortBlock } from '../support/test-infra';
+import { startOwnDocdb, type OwnDocdb } from '../support/own-docdb';
 
-const ROOT = path.resolve(__dirname, '../..');
-const INFRA = path.join(ROOT, 'scripts/infra.sh');
-const run = promisify(execFile);
 const { MongoClient } = mongoose.mongo;
 type MongoClientT = InstanceType<typeof MongoClient>;
 
@@ -24,14 +18,14 @@ interface Doc {
 }
 
 describe('docdb indexes on PostgreSQL', () => {
-  let env: NodeJS.ProcessEnv;
+  let docdb: OwnDocdb | undefined;
   let client: MongoClientT;
   const dbName = 'index_shape_test';
 
   /** psql statements on this docdb's PostgreSQL database, the last one's rows as lines. */
   async function sql(...statements: string[]): Promise<string[]> {
     const args = statements.flatMap((statement) => ['-c', statement]);
-    const { stdout } = await run('bash', [INFRA, 'psql', '-tA', ...args], { env });
+    const { stdout } = await docdb!.infra(['psql', '-tA', ...args]);
     return stdout.split('\n').filter(Boolean);
   }
 
@@ -48,24 +42,15 @@ describe('docdb indexes on PostgreSQL', () => {
   }
 
   beforeAll(async () => {
-    // A port of a small fixed range: each port keeps a PostgreSQL database, so runs reuse a few.
-    const port = await freePortBlock(1, { from: 27_830, count: 10 });
-    env = {
-      ...process.env,
-      DOCDB_PORT: String(port),
-      DOCDB_BACKEND: 'postgresql',
-      AMQP_URL: process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672', // RabbitMQ is not touched
-    };
-    delete env.MONGODB_URL;
-    await run('bash', [INFRA, 'up'], { env });
-    client = await MongoClient.connect(`mongodb://127.0.0.1:${port}`);
+    docdb = await startOwnDocdb(27_830);
+    client = await MongoClient.connect(docdb.url);
     await client.db(dbName).dropDatabase();
   }, 180_000);
 
   afterAll(async () => {
     await client?.db(dbName).dropDatabase();
     await client?.close(true);
-    await run('bash', [INFRA, 'down'], { env }).catch(() => {});
+    await docdb?.down().catch(() => {});
   }, 60_000);
 
   test('when indexes are created, then a non-unique btree keeps only documents without its first field, beside its GIN companion, and a unique one keeps all', async () => {

@@ -4,15 +4,13 @@
 // (own port and PostgreSQL database, started through infra.sh), with one document's write held
 // for as long as the test wants: a PostgreSQL transaction keeps that document's row locked, so
 // FerretDB's write of it waits inside PostgreSQL while docdb counts it as under way.
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import mongoose from 'mongoose';
-import { freePortBlock } from '../support/test-infra';
+import { startOwnDocdb, type OwnDocdb } from '../support/own-docdb';
 
 const ROOT = path.resolve(__dirname, '../..');
 const INFRA = path.join(ROOT, 'scripts/infra.sh');
-const run = promisify(execFile);
 const { MongoClient } = mongoose.mongo;
 type MongoClientT = InstanceType<typeof MongoClient>;
 
@@ -34,14 +32,14 @@ function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('docdb write ordering', () => {
-  let env: NodeJS.ProcessEnv;
+  let docdb: OwnDocdb | undefined;
   let url: string;
   let client: MongoClientT;
   const dbName = 'write_order_test';
 
   /** One psql statement on this docdb's PostgreSQL database, its rows as lines. */
   async function sql(statement: string): Promise<string[]> {
-    const { stdout } = await run('bash', [INFRA, 'psql', '-tA', '-c', statement], { env });
+    const { stdout } = await docdb!.infra(['psql', '-tA', '-c', statement]);
     return stdout.split('\n').filter(Boolean);
   }
 
@@ -51,7 +49,9 @@ describe('docdb write ordering', () => {
       `SELECT _jsonb->>'table' FROM "${dbName}"._ferretdb_database_metadata WHERE _jsonb->>'_id' = '${collection}'`,
     );
     expect(table).toBeTruthy();
-    const psql: ChildProcessWithoutNullStreams = spawn('bash', [INFRA, 'psql', '-tA'], { env });
+    const psql: ChildProcessWithoutNullStreams = spawn('bash', [INFRA, 'psql', '-tA'], {
+      env: docdb!.env,
+    });
     const exited = new Promise((resolve) => psql.once('exit', resolve));
     let output = '';
     psql.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -97,17 +97,8 @@ describe('docdb write ordering', () => {
   }
 
   beforeAll(async () => {
-    // A port of a small fixed range: each port keeps a PostgreSQL database, so runs reuse a few.
-    const port = await freePortBlock(1, { from: 27_820, count: 10 });
-    env = {
-      ...process.env,
-      DOCDB_PORT: String(port),
-      DOCDB_BACKEND: 'postgresql',
-      AMQP_URL: process.env.AMQP_URL ?? 'amqp://127.0.0.1:5672', // RabbitMQ is not touched
-    };
-    delete env.MONGODB_URL;
-    await run('bash', [INFRA, 'up'], { env });
-    url = `mongodb://127.0.0.1:${port}`;
+    docdb = await startOwnDocdb(27_820);
+    url = docdb.url;
     client = await MongoClient.connect(url, { maxPoolSize: 200 });
     await client.db(dbName).dropDatabase();
   }, 180_000);
@@ -116,7 +107,7 @@ describe('docdb write ordering', () => {
     // Bounded: a docdb that stopped answering must still be stopped.
     await within(10_000, 'dropDatabase', client?.db(dbName).dropDatabase()).catch(() => {});
     await client?.close(true);
-    await run('bash', [INFRA, 'down'], { env }).catch(() => {});
+    await docdb?.down().catch(() => {});
   }, 60_000);
 
   async function freshTallies(collection: string, ids: string[]) {

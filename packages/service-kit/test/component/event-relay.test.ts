@@ -35,6 +35,34 @@ const eventOf = (record: number, n: number): BrokerEvent =>
     data: { message_id: record, n },
   }) as unknown as BrokerEvent;
 
+/** A relay whose sources count their clearing writes. */
+function countedRelay(source: OutboxSource, clearWaitMs?: number) {
+  const clearingWrites: string[][] = [];
+  const counted: OutboxSource = {
+    ...source,
+    clear: async (id, eventIds) => {
+      if (eventIds.length > 0) clearingWrites.push(eventIds);
+      await source.clear(id, eventIds);
+    },
+    clearMany: async (many) => {
+      clearingWrites.push(many.flatMap((record) => record.eventIds));
+      await source.clearMany!(many);
+    },
+  };
+  const published: string[] = [];
+  const relay = createEventRelay({
+    sources: [counted],
+    publish: async (event) => {
+      published.push(event.id);
+    },
+    logger: createLogger('relay-test', 'silent'),
+    sweepIntervalMs: 60_000,
+    graceMs: 60_000,
+    clearWaitMs,
+  });
+  return { relay, counted, published, clearingWrites };
+}
+
 describe('the relay of what writes just stored', () => {
   test('when several writes hand over their events in the same turn, then every event is published once, in order per record, and all are cleared by one write', async () => {
     const Records = db.model(
@@ -166,28 +194,7 @@ describe('the relay of what writes just stored', () => {
     }));
     await Records.insertMany(records.map(({ id, events }) => ({ _id: id, ...newOutbox(events) })));
     const source = outboxSource('gathered_records', Records);
-    let clearingWrites = 0;
-    const counted = {
-      ...source,
-      clear: async (id: string, eventIds: string[]) => {
-        if (eventIds.length > 0) clearingWrites += 1;
-        await source.clear(id, eventIds);
-      },
-      clearMany: async (many: { id: string; eventIds: string[] }[]) => {
-        clearingWrites += 1;
-        await source.clearMany!(many);
-      },
-    };
-    const published: string[] = [];
-    const relay = createEventRelay({
-      sources: [counted],
-      publish: async (event) => {
-        published.push(event.id);
-      },
-      logger: createLogger('relay-test', 'silent'),
-      sweepIntervalMs: 60_000,
-      graceMs: 60_000,
-    });
+    const { relay, counted, published, clearingWrites } = countedRelay(source);
 
     // As three batched writes finishing close together do: each hands over its own.
     const handedOver = records.map((record) => relay.relayWritten(counted, [record]));
@@ -199,7 +206,7 @@ describe('the relay of what writes just stored', () => {
     expect(published.sort()).toEqual(
       records.flatMap((record) => record.events.map((event) => event.id)).sort(),
     );
-    expect(clearingWrites).toBe(1);
+    expect(clearingWrites).toHaveLength(1);
     expect(await source.withPending(100)).toEqual([]);
   });
 });
@@ -207,34 +214,6 @@ describe('the relay of what writes just stored', () => {
 describe('a clear carried by the record’s next write', () => {
   const recordsNamed = (name: string) =>
     db.model(name, new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }));
-
-  /** A relay whose sources count their clearing writes. */
-  function countedRelay(source: OutboxSource, clearWaitMs: number) {
-    const clearingWrites: string[][] = [];
-    const counted: OutboxSource = {
-      ...source,
-      clear: async (id, eventIds) => {
-        if (eventIds.length > 0) clearingWrites.push(eventIds);
-        await source.clear(id, eventIds);
-      },
-      clearMany: async (many) => {
-        clearingWrites.push(many.flatMap((record) => record.eventIds));
-        await source.clearMany!(many);
-      },
-    };
-    const published: string[] = [];
-    const relay = createEventRelay({
-      sources: [counted],
-      publish: async (event) => {
-        published.push(event.id);
-      },
-      logger: createLogger('relay-test', 'silent'),
-      sweepIntervalMs: 60_000,
-      graceMs: 60_000,
-      clearWaitMs,
-    });
-    return { relay, counted, published, clearingWrites };
-  }
 
   test('when the record is written again while its published events wait to be cleared, then that write clears them and no clearing write of its own follows', async () => {
     const Records = recordsNamed('RiddenRecord');

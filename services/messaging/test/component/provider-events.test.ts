@@ -45,6 +45,11 @@ async function statusOf(message_id: number) {
   return (await org.api.get('getMessageStatus', { message_id })).body;
 }
 
+/** A message's status history as [status, applied] pairs. */
+const historyPairs = (history: { status: string; applied: boolean }[]) =>
+  history.map((entry) => [entry.status, entry.applied]);
+const historyOf = async (message_id: number) => historyPairs((await statusOf(message_id)).history);
+
 describe('inbound messages', () => {
   test('when an end user writes, then the message is stored, the contact created with its profile name, the conversation updated and message_received published', async () => {
     const from = uniquePhone();
@@ -253,12 +258,7 @@ describe('statuses move a message forward only', () => {
     expect(status.message_status).toBe('read');
     expect(status.error).toBeNull();
     expect(status.status_times.delivered).toBeNull();
-    expect(
-      status.history.map((entry: { status: string; applied: boolean }) => [
-        entry.status,
-        entry.applied,
-      ]),
-    ).toEqual([
+    expect(historyPairs(status.history)).toEqual([
       ['sent', true],
       ['sent', false],
       ['read', true],
@@ -352,12 +352,7 @@ describe('statuses recorded in batches', () => {
         const current = await statusOf(message_id);
         return current.message_status === 'read' ? current : undefined;
       });
-      expect(
-        status.history.map((entry: { status: string; applied: boolean }) => [
-          entry.status,
-          entry.applied,
-        ]),
-      ).toEqual([
+      expect(historyPairs(status.history)).toEqual([
         ['sent', true],
         ['sent', false],
         ['delivered', true],
@@ -406,12 +401,7 @@ describe('statuses that travel together in one broker message', () => {
         const current = await statusOf(message_id);
         return current.message_status === 'read' ? current : undefined;
       });
-      expect(
-        status.history.map((entry: { status: string; applied: boolean }) => [
-          entry.status,
-          entry.applied,
-        ]),
-      ).toEqual([
+      expect(historyPairs(status.history)).toEqual([
         ['sent', true],
         ['sent', false],
         ['delivered', true],
@@ -558,11 +548,6 @@ describe('statuses recorded without reading the message', () => {
     // The repeat adds nothing: time for it to have, had it been recorded again.
     await publish(repeated!, 'delivered');
     await sleep(700);
-    const historyOf = async (id: number) =>
-      (await statusOf(id)).history.map((entry: { status: string; applied: boolean }) => [
-        entry.status,
-        entry.applied,
-      ]);
     expect(await historyOf(inOrder!.message_id)).toEqual([
       ['sent', true],
       ['delivered', true],
@@ -628,11 +613,6 @@ describe('a batch of statuses written together', () => {
       recipient_id: message.phone,
       biz_opaque_callback_data: message.data,
     });
-  const historyOf = async (id: number) =>
-    (await statusOf(id)).history.map((entry: { status: string; applied: boolean }) => [
-      entry.status,
-      entry.applied,
-    ]);
   /** Writes of statuses to the messages (each pushes to a history; the relay's clears do not). */
   const statusWrites = (calls: unknown[][]) =>
     calls.filter(([operations]) =>
