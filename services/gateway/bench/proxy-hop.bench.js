@@ -207,6 +207,18 @@ async function main() {
       .map((name) => `${name} ${gatewayMs(name).toFixed(3)} ms`)
       .join(', ')}`,
   );
+  // A send reaches the gateway's live feed however it came in, so the hop is the difference
+  // between the gateway's CPU per request through it and with the owner called directly.
+  const gatewayRaw = (run) => rows.find((row) => row.run === run)?.['gateway ms/req'];
+  const hops = rows
+    .filter((row) => row.run.endsWith(': through the gateway'))
+    .map((row) => {
+      const name = row.run.slice(0, -': through the gateway'.length);
+      const owner = name === 'status webhook' ? 'inbound' : 'owner';
+      const baseline = gatewayRaw(`${name}: ${owner} directly (baseline)`) ?? 0;
+      return `${name} ${(row['gateway ms/req'] - baseline).toFixed(3)} ms`;
+    });
+  console.log(`the hop (through the gateway less owner directly, gateway CPU): ${hops.join(', ')}`);
 }
 
 main()
