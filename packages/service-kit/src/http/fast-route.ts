@@ -59,20 +59,31 @@ export function answerBeforeExpress(
     },
   };
   handle(context).catch((error: unknown) => {
-    const known =
-      error instanceof AppError
-        ? error
-        : (logger().error({ err: error }, 'unhandled error'),
-          new AppError('internal_error', 'Internal error'));
+    const known = answerableError(error, logger);
     errorCode = known.code;
     if (res.headersSent || res.destroyed) {
       res.destroy();
       return;
     }
-    res.statusCode = known.httpStatus;
-    res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify(errorBody(known)));
+    endJson(res, known.httpStatus, JSON.stringify(errorBody(known)));
   });
+}
+
+/**
+ * An error as the API answers it: an AppError as it is; anything else logged (on the logger
+ * `loggerOf` gives, asked for only then), and answered as an internal error.
+ */
+export function answerableError(error: unknown, loggerOf: () => Logger): AppError {
+  if (error instanceof AppError) return error;
+  loggerOf().error({ err: error }, 'unhandled error');
+  return new AppError('internal_error', 'Internal error');
+}
+
+/** Ends a fast path's answer: `status` with `json`, a body already serialized. */
+export function endJson(res: ServerResponse, status: number, json: string): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(json);
 }
 
 /**

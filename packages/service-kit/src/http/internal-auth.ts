@@ -11,12 +11,21 @@ export function secretsMatch(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+/** Throws `forbidden` unless the request carries the cluster's internal secret. */
+export function checkInternalSecret(req: { headers: IncomingHttpHeaders }, secret: string): void {
+  const given = req.headers[INTERNAL_SECRET_HEADER];
+  if (typeof given !== 'string' || given === '' || !secretsMatch(given, secret)) {
+    throw new AppError('forbidden', 'This route is internal');
+  }
+}
+
 /** Guards routes that only other processes of the cluster may call. */
 export function requireInternalSecret(secret: string) {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const given = req.header(INTERNAL_SECRET_HEADER);
-    if (!given || !secretsMatch(given, secret)) {
-      next(new AppError('forbidden', 'This route is internal'));
+    try {
+      checkInternalSecret(req, secret);
+    } catch (error) {
+      next(error);
       return;
     }
     next();

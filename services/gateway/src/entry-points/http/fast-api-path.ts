@@ -13,6 +13,7 @@ import {
   statedBodyLength,
   type Logger,
   type ServiceMetrics,
+  endJson,
 } from '@switchboard/service-kit';
 import type { TokenAuthenticator } from '../../domain/authenticate-token';
 import type { InboundWebhookBatches } from '../../outbound/inbound-webhook-batches';
@@ -155,9 +156,7 @@ export function createFastApiPath(deps: {
           typeof signature === 'string' ? signature : undefined,
           await readStatedBody(req, length),
         );
-        res.statusCode = status;
-        res.setHeader('content-type', 'application/json; charset=utf-8');
-        res.end(JSON.stringify(body));
+        endJson(res, status, JSON.stringify(body));
         return;
       }
       await deps.proxy.forwardRequest(

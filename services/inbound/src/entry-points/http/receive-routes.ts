@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type Request } from 'express';
 import {
-  INTERNAL_SECRET_HEADER,
   PROVIDER_SIGNATURE_HEADER,
   RECEIVE_BATCH_MAX_BYTES,
   RECEIVE_BATCH_PATH,
@@ -23,6 +22,9 @@ import {
   type Logger,
   type PreRoute,
   type ServiceMetrics,
+  answerableError,
+  checkInternalSecret,
+  endJson,
 } from '@switchboard/service-kit';
 import { hasValidSignature } from '../../domain/verify-signature';
 import type { WebhookIntake } from '../../domain/webhook-intake';
@@ -105,11 +107,7 @@ async function receiveOne(
     await receive(deps, item.token, rawBody, item.signature);
     return { status: 200, body: { status: 'success' } };
   } catch (error) {
-    const known =
-      error instanceof AppError
-        ? error
-        : (deps.logger.error({ err: error }, 'unhandled error'),
-          new AppError('internal_error', 'Internal error'));
+    const known = answerableError(error, () => deps.logger);
     return { status: known.httpStatus, body: errorBody(known) };
   }
 }
@@ -127,10 +125,7 @@ async function receiveBatch(
   length: number,
   webhookLimit: number,
 ): Promise<void> {
-  const given = req.headers[INTERNAL_SECRET_HEADER];
-  if (typeof given !== 'string' || !secretsMatch(given, deps.internalSecret)) {
-    throw new AppError('forbidden', 'This route is internal');
-  }
+  checkInternalSecret(req, deps.internalSecret);
   if (length > RECEIVE_BATCH_MAX_BYTES) {
     throw new AppError('payload_too_large', 'Request body is too large');
   }
@@ -147,9 +142,7 @@ async function receiveBatch(
     batch.data.webhooks.map((item) => receiveOne(deps, item, webhookLimit)),
   );
   const answer: ReceiveBatchResponse = { status: 'success', results };
-  res.statusCode = 200;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(answer));
+  endJson(res, 200, JSON.stringify(answer));
 }
 
 /**
@@ -184,9 +177,7 @@ export function receiveFastPath(
       const rawBody = await readStatedBody(req, length);
       const signature = req.headers[PROVIDER_SIGNATURE_HEADER];
       await receive(deps, token, rawBody, typeof signature === 'string' ? signature : undefined);
-      res.statusCode = 200;
-      res.setHeader('content-type', 'application/json; charset=utf-8');
-      res.end(SUCCESS);
+      endJson(res, 200, SUCCESS);
     });
     return true;
   };

@@ -6,7 +6,6 @@ import {
   API_OPERATIONS,
   CAMPAIGN_ID_HEADER,
   IDEMPOTENCY_KEY_HEADER,
-  INTERNAL_SECRET_HEADER,
   SendMediaRequestSchema,
   SendMessageRequestSchema,
   SendTemplateRequestSchema,
@@ -20,12 +19,13 @@ import {
   orgContext,
   parseInput,
   readStatedBody,
-  secretsMatch,
   serveOperation,
   statedBodyLength,
   type Logger,
   type PreRoute,
   type ServiceMetrics,
+  checkInternalSecret,
+  endJson,
 } from '@switchboard/service-kit';
 import {
   contentOfMedia,
@@ -236,15 +236,10 @@ export function sendFastPath(deps: {
     if (length === undefined || length === 0 || length > limit) return false;
     answerBeforeExpress(deps, req, res, { route: path, path }, async () => {
       const body = parseJsonObject(await readStatedBody(req, length));
-      const given = req.headers[INTERNAL_SECRET_HEADER];
-      if (typeof given !== 'string' || !secretsMatch(given, deps.internalSecret)) {
-        throw new AppError('forbidden', 'This route is internal');
-      }
+      checkInternalSecret(req, deps.internalSecret);
       const sent = await sendOne(deps.sender, req, JSON_SENDS[name](orgContext(req), body));
       if (sent.replayed) res.setHeader('Idempotent-Replayed', 'true');
-      res.statusCode = sent.http_status;
-      res.setHeader('content-type', 'application/json; charset=utf-8');
-      res.end(JSON.stringify(sent.body));
+      endJson(res, sent.http_status, JSON.stringify(sent.body));
     });
     return true;
   };
