@@ -1,4 +1,4 @@
-import type { Model, mongo } from 'mongoose';
+import type { Connection, mongo } from 'mongoose';
 
 /** A document the `insert` command refused, by its place in the batch. */
 export interface RefusedDocument {
@@ -32,7 +32,7 @@ const refusalsOf = (answer: InsertAnswer) =>
  * serializing it again, a result object per batch) cost as much CPU as the write itself.
  */
 export async function insertDocuments(
-  model: Pick<Model<unknown>, 'db' | 'collection'>,
+  model: { db: Connection; collection: { collectionName: string } },
   documents: object[],
 ): Promise<Map<number, RefusedDocument>> {
   const db = model.db.db!;

@@ -12,9 +12,10 @@ export const RECEIVE_BATCH_PATH = '/internal/webhooks/receive-batch';
 export const RECEIVE_BATCH_MAX_ITEMS = 64;
 /** The largest webhook a batch carries (its raw bytes); a longer one goes on alone. */
 export const RECEIVE_BATCH_MAX_WEBHOOK_BYTES = 16 * 1024;
+/** The largest webhook in base64, as a batch carries it. */
+const MAX_WEBHOOK_BASE64 = Math.ceil(RECEIVE_BATCH_MAX_WEBHOOK_BYTES / 3) * 4;
 /** The largest batch request: every webhook at its largest, in base64, with room for the rest. */
-export const RECEIVE_BATCH_MAX_BYTES =
-  RECEIVE_BATCH_MAX_ITEMS * (Math.ceil(RECEIVE_BATCH_MAX_WEBHOOK_BYTES / 3) * 4 + 1024);
+export const RECEIVE_BATCH_MAX_BYTES = RECEIVE_BATCH_MAX_ITEMS * (MAX_WEBHOOK_BASE64 + 1024);
 
 /** A webhook's channel token, as the receive path carries it. */
 export const WebhookTokenSchema = z.string().regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a token');
@@ -25,7 +26,7 @@ export const ReceiveBatchItemSchema = z.object({
   /** The provider's `x-hub-signature-256` header as it came (absent: none was sent). */
   signature: z.string().max(1000).optional(),
   /** The webhook's raw bytes, in base64: the signature covers exactly them. */
-  body: z.base64().max(Math.ceil(RECEIVE_BATCH_MAX_WEBHOOK_BYTES / 3) * 4),
+  body: z.base64().max(MAX_WEBHOOK_BASE64),
 });
 export type ReceiveBatchItem = z.infer<typeof ReceiveBatchItemSchema>;
 

@@ -82,21 +82,21 @@ export function outboxChange(
   guard?: { pending_ids: { $size: number; $all: string[] } };
 } {
   const added = addToOutbox(events);
-  const ids = events.map((event) => event.id);
-  cleared = [...new Set(cleared)];
-  if (cleared.length === 0) {
+  const eventIds = events.map((event) => event.id);
+  const ids = [...new Set(cleared)];
+  if (ids.length === 0) {
     return events.length > 0
-      ? { set: added.set, addToSet: { pending_ids: { $each: ids } } }
+      ? { set: added.set, addToSet: { pending_ids: { $each: eventIds } } }
       : { set: {} };
   }
   const unset = Object.fromEntries(
-    cleared.map((eventId) => [`pending_events.${eventId}`, '' as const]),
+    ids.map((eventId) => [`pending_events.${eventId}`, '' as const]),
   );
-  if (events.length === 0) return { set: {}, unset, pullAll: { pending_ids: [...cleared] } };
+  if (events.length === 0) return { set: {}, unset, pullAll: { pending_ids: ids } };
   return {
-    set: { ...added.set, pending_ids: ids },
+    set: { ...added.set, pending_ids: eventIds },
     unset,
-    guard: { pending_ids: { $size: cleared.length, $all: [...cleared] } },
+    guard: { pending_ids: { $size: ids.length, $all: ids } },
   };
 }
 

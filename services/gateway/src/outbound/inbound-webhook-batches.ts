@@ -28,14 +28,14 @@ export function createInboundWebhookBatches(proxy: ServiceProxy) {
         data: { webhooks },
       });
       const parsed = ReceiveBatchResponseSchema.safeParse(answer.data);
-      if (answer.status !== 200 || !parsed.success) {
+      if (
+        answer.status !== 200 ||
+        !parsed.success ||
+        parsed.data.results.length !== webhooks.length
+      ) {
         throw new AppError('dependency_unavailable', 'The inbound service is unavailable');
       }
-      const { results } = parsed.data;
-      if (results.length !== webhooks.length) {
-        throw new AppError('dependency_unavailable', 'The inbound service is unavailable');
-      }
-      return results;
+      return parsed.data.results;
     },
   });
   return {

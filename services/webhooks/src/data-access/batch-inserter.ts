@@ -99,7 +99,7 @@ export class BatchInserter<T> {
     let refused: Map<number, RefusedDocument>;
     try {
       refused = await insertDocuments(
-        this.model as unknown as Model<unknown>,
+        this.model,
         batch.map((entry) => entry.doc as object),
       );
     } catch (error) {

@@ -274,9 +274,10 @@ export async function recordStatusBatch(
   // since its last write (the acceptance's, an earlier status's) that still waits to be written,
   // so that the message is written once instead of twice; if any write misses, the clears go
   // alone (which write missed is not told).
+  const written = [...changes, ...blindMoves, ...sents];
   const taken = deps.relay.takeClears(
     deps.messages.outbox,
-    [...changes, ...blindMoves, ...sents].map((write) => String(write.id)),
+    written.map((write) => String(write.id)),
   );
   let landed = 0;
   try {
@@ -286,9 +287,9 @@ export async function recordStatusBatch(
       taken.clears,
     );
   } finally {
-    taken.settle(landed === changes.length + blindMoves.length + sents.length);
+    taken.settle(landed === written.length);
   }
-  if (landed === changes.length + blindMoves.length + sents.length) {
+  if (landed === written.length) {
     deps.relay.relayWrittenSoon(deps.messages.outbox, [
       ...changes
         .filter((change) => change.events.length > 0)
