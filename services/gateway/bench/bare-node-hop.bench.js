@@ -11,6 +11,10 @@
 // Compare with proxy-hop.bench.js (`ONLY='status webhook'`) at the same rate.
 const { fork } = require('node:child_process');
 const http = require('node:http');
+const path = require('node:path');
+const { statusWebhook } = require(
+  path.join(__dirname, '..', '..', '..', 'scripts', 'status-webhook'),
+);
 
 const ANSWER = Buffer.from(JSON.stringify({ status: 'success' }));
 
@@ -78,35 +82,7 @@ function proxy(port, upstreamPort, alone) {
 }
 
 /** A delivered status as the simulator posts it. */
-const WEBHOOK = Buffer.from(
-  JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550001111', phone_number_id: '106540352242922' },
-              statuses: [
-                {
-                  id: 'wamid.HBgLMTU1NTAwMDAwMDAVAgARGBI5QTBDQjQ2RTQ5QkVBQ0E0OTEA',
-                  status: 'delivered',
-                  timestamp: '1700000000',
-                  recipient_id: '15550000000',
-                  conversation: { id: 'c0ffee', origin: { type: 'service' } },
-                  pricing: { billable: true, pricing_model: 'CBP', category: 'service' },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  }),
-);
+const WEBHOOK = Buffer.from(JSON.stringify(statusWebhook({ billing: true })));
 
 async function main() {
   const requests = Number(process.argv[2] ?? process.env.REQUESTS ?? 3_000);

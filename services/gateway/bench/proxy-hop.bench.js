@@ -18,6 +18,7 @@ const { createHmac } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const root = path.join(__dirname, '..', '..', '..');
+const { statusWebhook } = require(path.join(root, 'scripts', 'status-webhook'));
 const { createCaller, load, withBenchSystem } = require(
   path.join(root, 'scripts', 'bench-support'),
 );
@@ -97,39 +98,22 @@ async function main() {
       // Status webhooks about messages this run sent (`delivered` again: recorded once).
       const wamids = [];
       const inboundPath = new URL(channel.inbound_url).pathname;
-      const statusWebhook = (i) => {
-        const body = {
-          object: 'whatsapp_business_account',
-          entry: [
-            {
-              id: String(org.company_id),
-              changes: [
-                {
-                  field: 'messages',
-                  value: {
-                    messaging_product: 'whatsapp',
-                    metadata: { display_phone_number: '15550000000', phone_number_id: '1' },
-                    statuses: [
-                      {
-                        id: wamids[i % wamids.length],
-                        status: 'delivered',
-                        timestamp: String(Math.floor(Date.now() / 1000)),
-                        recipient_id: phoneOf(i),
-                      },
-                    ],
-                  },
-                },
-              ],
-            },
-          ],
-        };
+      const signedStatusWebhook = (i) => {
+        const body = statusWebhook({
+          wabaId: String(org.company_id),
+          displayPhoneNumber: '15550000000',
+          phoneNumberId: '1',
+          wamid: wamids[i % wamids.length],
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient: phoneOf(i),
+        });
         const signature = createHmac('sha256', channel.app_secret)
           .update(JSON.stringify(body))
           .digest('hex');
         return { body, headers: { 'x-hub-signature-256': `sha256=${signature}` } };
       };
       const webhookTo = (base) => (i) => {
-        const { body, headers } = statusWebhook(i);
+        const { body, headers } = signedStatusWebhook(i);
         return caller.post(`${base}${inboundPath}`, body, headers);
       };
       const sending = (call) => async (i) => {

@@ -11,37 +11,14 @@ const path = require('node:path');
 const root = path.join(__dirname, '..', '..', '..');
 const mongoose = require('mongoose');
 const { insertDocuments } = require(path.join(root, 'packages', 'service-kit'));
+const { statusWebhook } = require(path.join(root, 'scripts', 'status-webhook'));
 
 const MONGODB_URL = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
 const BATCHES = Number(process.argv[2] ?? process.env.BATCHES ?? 400);
 const BATCH = Number(process.env.BATCH ?? 6);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 
-const RAW_BODY = JSON.stringify({
-  object: 'whatsapp_business_account',
-  entry: [
-    {
-      id: '102290129340398',
-      changes: [
-        {
-          field: 'messages',
-          value: {
-            messaging_product: 'whatsapp',
-            metadata: { display_phone_number: '15550001111', phone_number_id: '106540352242922' },
-            statuses: [
-              {
-                id: 'wamid.HBgLMTU1NTAwMDAwMDAVAgARGBI5QTBDQjQ2RTQ5QkVBQ0E0OTEA',
-                status: 'delivered',
-                timestamp: '1700000000',
-                recipient_id: '15550000000',
-              },
-            ],
-          },
-        },
-      ],
-    },
-  ],
-});
+const RAW_BODY = JSON.stringify(statusWebhook());
 
 const cpuMs = () => {
   const { user, system } = process.cpuUsage();
