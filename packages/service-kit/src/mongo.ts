@@ -46,6 +46,19 @@ export function isMongoReady(connection: Connection): boolean {
   return connection.readyState === mongoose.ConnectionStates.connected;
 }
 
+/** Drops the index `name` where it exists: an index a newer schema no longer declares. */
+export async function dropIndexIfPresent(
+  collection: {
+    indexExists(name: string): Promise<boolean>;
+    dropIndex(name: string): Promise<unknown>;
+  },
+  name: string,
+): Promise<void> {
+  // The collection may not exist yet, and another replica may drop the index first.
+  const present = await collection.indexExists(name).catch(() => false);
+  if (present) await collection.dropIndex(name).catch(() => undefined);
+}
+
 function countCommands(connection: Connection, registry: Registry): void {
   const commands = new Counter({
     name: 'switchboard_db_commands_total',

@@ -1,6 +1,7 @@
 import mongoose, { Schema, type Model } from 'mongoose';
 import type { Collection } from 'mongodb';
 import type { BrokerEvent } from '@switchboard/contracts';
+import { dropIndexIfPresent } from '../mongo';
 import { currentTraceCarrier, type TraceCarrier } from '../trace-context';
 
 /**
@@ -41,6 +42,23 @@ export const outboxSchemaFields = {
   pending_events: { type: Schema.Types.Mixed, default: {} },
   pending_ids: { type: [String], default: [] },
 };
+
+/**
+ * The index the relays' sweep reads from (`{'pending_ids.0': {$exists: true}}`, see
+ * `outboxSource`): sparse on the list's first element, so it holds only the records with events
+ * waiting, few at any time, and costs a record nothing once its events are out. A query planner
+ * uses an index for the path it is built on: the `{pending_ids: 1}` index records carried before
+ * answers `pending_ids` by value, never `pending_ids.0`, so on MongoDB each sweep read the whole
+ * collection. Stores drop that one at start (`dropFormerOutboxIndex`).
+ */
+export function indexOutbox(schema: Schema): void {
+  schema.index({ 'pending_ids.0': 1 }, { sparse: true });
+}
+
+/** Drops the outbox index no query used (see `indexOutbox`), where a store still has it. */
+export function dropFormerOutboxIndex(collection: Parameters<typeof dropIndexIfPresent>[0]) {
+  return dropIndexIfPresent(collection, 'pending_ids_1');
+}
 
 /** The outbox fields of a new document holding `events`. */
 export function newOutbox(events: BrokerEvent[]): OutboxFields {

@@ -1,5 +1,10 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError, type ResealOutcome, type SecretBox } from '@switchboard/service-kit';
+import {
+  dropIndexIfPresent,
+  isDuplicateKeyError,
+  type ResealOutcome,
+  type SecretBox,
+} from '@switchboard/service-kit';
 import { CHANNEL_CREDENTIALS, resealChannels } from './reseal-channels';
 
 /** An organization's provider account: where to send and how to verify what comes back. */
@@ -244,15 +249,3 @@ export function createChannelStore(db: Connection, box: SecretBox) {
 }
 
 export type ChannelStore = ReturnType<typeof createChannelStore>;
-
-async function dropIndexIfPresent(
-  collection: {
-    indexExists(name: string): Promise<boolean>;
-    dropIndex(name: string): Promise<unknown>;
-  },
-  name: string,
-): Promise<void> {
-  // The collection may not exist yet, and another replica may drop the index first.
-  const present = await collection.indexExists(name).catch(() => false);
-  if (present) await collection.dropIndex(name).catch(() => undefined);
-}

@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import { dropIfUnique, outboxSource } from '@switchboard/service-kit';
+import { dropFormerOutboxIndex, dropIfUnique, outboxSource } from '@switchboard/service-kit';
 import { findMessageById, messagesModel } from './messages/message-documents';
 import { messageReads } from './messages/message-reads';
 import { receivedWrites } from './messages/received-writes';
@@ -29,6 +29,7 @@ export function createMessageStore(db: Connection) {
   return {
     async init() {
       await dropIfUnique(Messages.collection, 'wamid_1');
+      await dropFormerOutboxIndex(Messages.collection);
       await Promise.all([Messages.init(), wamidKeys.init()]);
     },
     outbox: outboxSource('messages', Messages),

@@ -1,6 +1,8 @@
 import { Schema, type Connection } from 'mongoose';
 import type { OutboxFields } from '@switchboard/service-kit';
 import {
+  dropFormerOutboxIndex,
+  indexOutbox,
   newOutbox,
   outboxSchemaFields,
   outboxSource,
@@ -32,12 +34,15 @@ const noticeSchema = new Schema<StoredNotice>(
   },
   { collection: 'provider_notices', versionKey: false, minimize: false },
 );
-noticeSchema.index({ pending_ids: 1 });
+indexOutbox(noticeSchema);
 
 export function createNoticeStore(db: Connection) {
   const Notices = db.model<StoredNotice>('ProviderNotice', noticeSchema);
   return {
-    init: () => Notices.init(),
+    async init() {
+      await dropFormerOutboxIndex(Notices.collection);
+      await Notices.init();
+    },
     outbox: outboxSource('provider_notices', Notices),
 
     async insertOnce(

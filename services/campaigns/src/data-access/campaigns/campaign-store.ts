@@ -10,7 +10,9 @@ import type {
 } from '@switchboard/contracts';
 import {
   addToOutbox,
+  dropFormerOutboxIndex,
   findOwn,
+  indexOutbox,
   newOutbox,
   outboxSchemaFields,
   outboxSource,
@@ -99,7 +101,7 @@ const campaignSchema = new Schema<StoredCampaign>(
 );
 campaignSchema.index({ company_id: 1, id: 1 });
 campaignSchema.index({ status: 1, scheduled_at: 1 });
-campaignSchema.index({ pending_ids: 1 });
+indexOutbox(campaignSchema);
 
 const op = <T extends object>(operator: T): T => mongoose.trusted(operator);
 
@@ -123,7 +125,10 @@ export function createCampaignStore(db: Connection) {
       .exec();
 
   return {
-    init: () => Campaigns.init(),
+    async init() {
+      await dropFormerOutboxIndex(Campaigns.collection);
+      await Campaigns.init();
+    },
     outbox: outboxSource('campaigns', Campaigns),
 
     async insert(campaign: Omit<StoredCampaign, keyof OutboxFields>): Promise<void> {

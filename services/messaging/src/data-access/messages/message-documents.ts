@@ -1,6 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { MediaDescriptor, StoredMessageStatus } from '@switchboard/contracts';
-import { outboxSchemaFields, type OutboxFields } from '@switchboard/service-kit';
+import { indexOutbox, outboxSchemaFields, type OutboxFields } from '@switchboard/service-kit';
 
 export type Direction = 'inbound' | 'outbound';
 /** The statuses the provider reports and a message can reach. */
@@ -106,7 +106,7 @@ const messageSchema = new Schema<StoredMessage>(
 // is stored once however often it arrives through its `wamid_keys` entry (see `insert`).
 messageSchema.index({ wamid: 1 });
 messageSchema.index({ company_id: 1, contact_id: 1, id: -1 });
-messageSchema.index({ pending_ids: 1 });
+indexOutbox(messageSchema);
 // The recovery job looks for sends left pending (equality on `status`, then the lease).
 messageSchema.index({ status: 1, lease_until: 1 });
 
