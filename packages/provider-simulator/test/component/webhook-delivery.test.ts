@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TestSimulator } from './support/test-simulator';
 import { CHANNEL, startTestSimulator } from './support/test-simulator';
 
@@ -64,5 +66,86 @@ describe('webhook delivery to the receiver', () => {
       error: expect.any(String),
     });
     expect((await t.control('GET', '/channels')).status).toBe(200);
+  });
+
+  describe('to a receiver of its own answering as it is told', () => {
+    const OTHER = { ...CHANNEL, phone_number_id: '106540352242999', waba_id: '102290129340999' };
+    let server: Server;
+    let connections = 0;
+    const requests: string[] = [];
+
+    async function startWith(answer: (req: IncomingMessage, res: ServerResponse) => void) {
+      connections = 0;
+      requests.length = 0;
+      server = createServer((req, res) => {
+        requests.push(req.url ?? '');
+        req.resume();
+        req.on('end', () => answer(req, res));
+      });
+      server.on('connection', () => (connections += 1));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      t = await startTestSimulator({
+        statusDelaysMs: [],
+        webhookTimeoutMs: 200,
+        channels: [{ ...OTHER, webhook_url: url }],
+      });
+    }
+
+    afterEach(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    const injectToOther = (text = 'hi') =>
+      t.control('POST', '/inbound', {
+        phone_number_id: OTHER.phone_number_id,
+        from: '16505551234',
+        text,
+      });
+
+    it('when the receiver does not answer within the timeout, then the attempt fails as a timeout and is made again', async () => {
+      await startWith(() => undefined); // never answers
+
+      const started = Date.now();
+      const answer = await injectToOther();
+
+      expect(answer.body.webhook).toMatchObject({ state: 'failed', attempts: 3 });
+      const log = await t.control('GET', '/webhooks?field=messages');
+      const attempts = log.body.webhooks[0].attempts as { error?: string; duration_ms: number }[];
+      expect(attempts.map((attempt) => attempt.error)).toEqual(['timeout', 'timeout', 'timeout']);
+      for (const attempt of attempts) expect(attempt.duration_ms).toBeGreaterThanOrEqual(190);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
+    it('when the receiver answers a redirect, then it is not followed: the attempt records the 302 and is made again at the same URL', async () => {
+      await startWith((_req, res) => {
+        res.writeHead(302, { location: '/elsewhere' });
+        res.end('moved');
+      });
+
+      const answer = await injectToOther();
+
+      expect(answer.body.webhook).toMatchObject({
+        state: 'failed',
+        attempts: 3,
+        response_status: 302,
+      });
+      expect(requests).toEqual(['/hook', '/hook', '/hook']);
+    });
+
+    it('when several webhooks go to one receiver, then they share a kept-alive connection and each gets its answer', async () => {
+      await startWith((_req, res) => {
+        res.writeHead(200);
+        res.end('EVENT_RECEIVED');
+      });
+
+      for (const text of ['one', 'two', 'three']) {
+        const answer = await injectToOther(text);
+        expect(answer.body.webhook).toMatchObject({ state: 'delivered', response_status: 200 });
+      }
+      expect(requests).toHaveLength(3);
+      expect(connections).toBe(1);
+    });
   });
 });
