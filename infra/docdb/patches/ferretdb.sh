@@ -34,11 +34,16 @@ awk -v call="$call" -v d="$defer_line" '
   $0 == call { print "\t\tcloser.Close() // at the end of each statement, not of the command" }
 ' "$file" >"$file.new" && mv "$file.new" "$file"
 
+# git apply skips, and still succeeds, a file it takes for one outside the current directory
+# (a git-style diff read inside another repository's tree, such as a checkout's .data): a
+# skipped file fails the build too.
 for patch in "$src"/patches/ferretdb-*.patch; do
-  (cd "$out/ferretdb" && git apply --check "$patch" 2>&1 && git apply "$patch") || {
+  if ! log="$(cd "$out/ferretdb" && git apply --check "$patch" 2>&1 && git apply -v "$patch" 2>&1)" ||
+    grep -q '^Skipped patch' <<<"$log"; then
+    echo "$log" >&2
     echo "ferretdb.sh: $(basename "$patch") does not apply: not the FerretDB it was written for" >&2
     exit 1
-  }
+  fi
 done
 
 cp "$src/go.mod" "$out/go.mod"
