@@ -168,7 +168,11 @@ describe('a regular campaign, from start to completion', () => {
         return current.status === 'completed' && current.read === 6 ? current : undefined;
       }, 30_000);
       expect(done).toMatchObject({ total_contacts: 6, sent: 6, delivered: 6, read: 6, failed: 0 });
-      expect(eventsOf('campaign_completed', campaign.id)).toHaveLength(1);
+      const completed = await waitFor(() => {
+        const found = eventsOf('campaign_completed', campaign.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(completed).toHaveLength(1);
     } finally {
       system.outcomesInBatches(false);
     }

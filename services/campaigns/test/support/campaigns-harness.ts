@@ -154,6 +154,11 @@ export interface CampaignsSystem {
   ): Promise<MessageReceived>;
   /** Publishes an event on `svc.events` as messaging would (checked against its contract). */
   publishEvent(event: BrokerEvent): Promise<void>;
+  /** Customers' messages received together: their `message_received` in one batch message. */
+  customersWriteTogether(
+    org: Organization,
+    writes: { phone: string; text: string }[],
+  ): Promise<MessageReceived[]>;
   /**
    * From now on, messaging's stub tells each message's outcomes as one batch message, as
    * messaging's relay publishes the outcomes one write stored (`false`: one message each).
@@ -637,13 +642,8 @@ export async function startCampaignsSystem(
     });
     await publisher.waitForConfirms();
   };
-  let inBatches = false;
-  /** A message's outcomes as messaging publishes them: one batch message, or one message each. */
-  const publishOutcomes = async (events: BrokerEvent[]) => {
-    if (!inBatches || events.length < 2) {
-      for (const event of events) await publishEvent(event);
-      return;
-    }
+  /** Events as messaging's relay publishes those one write stored: one batch message. */
+  const publishBatch = async (events: BrokerEvent[]) => {
     const checked = events.map((event) => BrokerEventSchema.parse(event));
     published.push(...checked);
     const id = randomUUID();
@@ -654,6 +654,12 @@ export async function startCampaignsSystem(
       contentType: 'application/json',
     });
     await publisher.waitForConfirms();
+  };
+  let inBatches = false;
+  /** A message's outcomes as messaging publishes them: one batch message, or one message each. */
+  const publishOutcomes = async (events: BrokerEvent[]) => {
+    if (inBatches && events.length > 1) return publishBatch(events);
+    for (const event of events) await publishEvent(event);
   };
   const statuses = new Map<number, ('sent' | 'delivered' | 'read')[]>();
   const failing = new Set<string>();
@@ -771,6 +777,39 @@ export async function startCampaignsSystem(
     tap.ack(msg);
   });
 
+  /** The `message_received` of a customer's message, recorded as messaging would. */
+  const messageReceived = (
+    org: Organization,
+    phone: string,
+    text: string,
+    options: WriteOptions = {},
+  ): MessageReceived => {
+    const { name = 'Test User', message_type = 'text', ...extra } = options;
+    const known = contacts.contacts.find(
+      (contact) => contact.company_id === org.company_id && contact.phone === phone,
+    );
+    const contact = known ?? contacts.add(org.company_id, { phone, name });
+    const message = messaging.record(org.company_id, contact, 'inbound', text);
+    const event: MessageReceived = {
+      id: randomUUID(),
+      event: 'message_received',
+      timestamp: message.created_at,
+      company_id: org.company_id,
+      ...extra,
+      data: {
+        message_id: message.message_id,
+        message_wamid: message.message_wamid!,
+        contact_id: contact.id,
+        contact_name: contact.name,
+        phone: contact.phone,
+        message: text,
+        message_type,
+        company_id: org.company_id,
+      },
+    };
+    return event;
+  };
+
   return {
     campaigns,
     contacts,
@@ -788,31 +827,14 @@ export async function startCampaignsSystem(
       inBatches = on;
     },
     async customerWrites(org, phone, text, options = {}) {
-      const { name = 'Test User', message_type = 'text', ...extra } = options;
-      const known = contacts.contacts.find(
-        (contact) => contact.company_id === org.company_id && contact.phone === phone,
-      );
-      const contact = known ?? contacts.add(org.company_id, { phone, name });
-      const message = messaging.record(org.company_id, contact, 'inbound', text);
-      const event: MessageReceived = {
-        id: randomUUID(),
-        event: 'message_received',
-        timestamp: message.created_at,
-        company_id: org.company_id,
-        ...extra,
-        data: {
-          message_id: message.message_id,
-          message_wamid: message.message_wamid!,
-          contact_id: contact.id,
-          contact_name: contact.name,
-          phone: contact.phone,
-          message: text,
-          message_type,
-          company_id: org.company_id,
-        },
-      };
+      const event = messageReceived(org, phone, text, options);
       await publishEvent(event);
       return event;
+    },
+    async customersWriteTogether(org, writes) {
+      const events = writes.map(({ phone, text }) => messageReceived(org, phone, text));
+      await publishBatch(events);
+      return events;
     },
     answersTo: (org, phone) =>
       textsOf(sentOnce(commands), contacts.contacts, org.company_id, phone),
