@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { connect, type ChannelModel } from 'amqplib';
 import {
   AddAgentResponseSchema,
-  BrokerEventSchema,
+  BrokerEventMessageSchema,
+  brokerEventsOf,
   ConversationStateResponseSchema,
   ConversationsResponseSchema,
   CreateOrganizationResponseSchema,
@@ -57,8 +58,9 @@ beforeAll(async () => {
     [
       EXCHANGES.events,
       (json: unknown) => {
-        const parsed = BrokerEventSchema.safeParse(json);
-        if (parsed.success) events.push(parsed.data);
+        // One event, or a batch of the events one write stored.
+        const parsed = BrokerEventMessageSchema.safeParse(json);
+        if (parsed.success) events.push(...brokerEventsOf(parsed.data));
       },
     ],
     [EXCHANGES.console, (json: unknown) => consoleEvents.push(json)],

@@ -1,6 +1,7 @@
 import { connect, type ChannelModel } from 'amqplib';
 import {
-  BrokerEventSchema,
+  BrokerEventMessageSchema,
+  brokerEventsOf,
   CampaignResponseSchema,
   ConversationsResponseSchema,
   EXCHANGES,
@@ -32,8 +33,9 @@ beforeAll(async () => {
   await tap.consume(queue, (message) => {
     if (!message) return;
     const json: unknown = JSON.parse(message.content.toString());
-    const parsed = BrokerEventSchema.safeParse(json);
-    if (parsed.success) events.push(parsed.data);
+    // One event, or a batch of the events one write stored.
+    const parsed = BrokerEventMessageSchema.safeParse(json);
+    if (parsed.success) events.push(...brokerEventsOf(parsed.data));
     else invalid.push(json);
     tap.ack(message);
   });

@@ -4,7 +4,8 @@
 // `message_failed` and their quota places back; none reaches the provider twice.
 import { connect, type ChannelModel } from 'amqplib';
 import {
-  BrokerEventSchema,
+  BrokerEventMessageSchema,
+  brokerEventsOf,
   EXCHANGES,
   INTERNAL_SECRET_HEADER,
   MESSAGING_INTERNAL_PATHS,
@@ -36,8 +37,9 @@ beforeAll(async () => {
   await tap.bindQueue(queue, EXCHANGES.events, '#');
   await tap.consume(queue, (message) => {
     if (!message) return;
-    const parsed = BrokerEventSchema.safeParse(JSON.parse(message.content.toString()));
-    if (parsed.success) events.push(parsed.data);
+    // One event, or a batch of the events one write stored.
+    const parsed = BrokerEventMessageSchema.safeParse(JSON.parse(message.content.toString()));
+    if (parsed.success) events.push(...brokerEventsOf(parsed.data));
     tap.ack(message);
   });
 });

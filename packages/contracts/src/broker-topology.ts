@@ -301,3 +301,31 @@ export function topologyFor(service: ServiceName): TopologyDeclaration[] {
   );
   return [...exchanges, ...queues, ...ownBindings];
 }
+
+/** Whether a topic binding's pattern matches a routing key (`*` one word, `#` zero or more). */
+export function topicMatches(pattern: string, routingKey: string): boolean {
+  const match = (p: string[], k: string[]): boolean => {
+    if (p.length === 0) return k.length === 0;
+    const [head, ...rest] = p;
+    if (head === '#') return match(rest, k) || (k.length > 0 && match(p, k.slice(1)));
+    return k.length > 0 && (head === '*' || head === k[0]) && match(rest, k.slice(1));
+  };
+  return match(pattern.split('.'), routingKey.split('.'));
+}
+
+/**
+ * The queues of the topology that a message published on `exchange` under `routingKey` reaches,
+ * sorted. Events that reach the same queues may travel in one batch message under any one of
+ * their keys: each queue still receives exactly the events it is bound to.
+ */
+export function queuesRoutedTo(exchange: ExchangeName, routingKey: string): string[] {
+  const queues = BROKER_TOPOLOGY.filter(
+    (item): item is BindingDeclaration =>
+      item.kind === 'binding' &&
+      item.exchange === exchange &&
+      (EXCHANGE_TYPES[exchange] === 'topic'
+        ? topicMatches(item.routingKey, routingKey)
+        : EXCHANGE_TYPES[exchange] === 'fanout' || item.routingKey === routingKey),
+  ).map((binding) => binding.queue);
+  return [...new Set(queues)].sort();
+}

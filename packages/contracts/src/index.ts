@@ -6,6 +6,7 @@ export * from './events/event-names';
 export * from './events/payloads';
 export * from './events/envelope';
 export * from './events/console-events';
+export * from './events/event-batch';
 export * from './broker-topology';
 export * from './http/operation';
 export * from './http/gateway-api';

@@ -1,5 +1,5 @@
 import { CONSUMER_RETRY_DELAY_MS, EXCHANGES, eventRoutingKey } from '@switchboard/contracts';
-import { createEventRelay, eventPublisher } from '@switchboard/service-kit';
+import { createEventRelay, eventBatchPublisher, eventPublisher } from '@switchboard/service-kit';
 import {
   createIdBlocks,
   nextId,
@@ -123,6 +123,8 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         sources: [messages.outbox, notices.outbox],
         // A message's outcome is routed as a campaign's or a direct one (campaigns takes only its own).
         publish: eventPublisher(broker, 'messaging', EXCHANGES.events, eventRoutingKey),
+        // The outcomes a batched write stored go in batch messages, by the queues they reach.
+        publishMany: eventBatchPublisher(broker, 'messaging', EXCHANGES.events, eventRoutingKey),
         logger,
         sweepIntervalMs: config.EVENT_RELAY_SWEEP_MS,
         graceMs: config.EVENT_RELAY_GRACE_MS,

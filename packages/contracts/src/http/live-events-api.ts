@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ConsoleEventSchema } from '../events/console-events';
 import { BrokerEventSchema } from '../events/envelope';
+import { BrokerEventBatchSchema, eventOrBatch } from '../events/event-batch';
 import { defineOperation } from './operation';
 
 export const LIVE_EVENTS_PATH = '/api/svc/events/stream';
@@ -12,6 +13,10 @@ export const LIVE_EVENTS_PATH = '/api/svc/events/stream';
  */
 export const LiveEventSchema = z.union([BrokerEventSchema, ConsoleEventSchema]);
 export type LiveEvent = z.infer<typeof LiveEventSchema>;
+
+/** What `gateway.live-events` carries: one event (of `svc.events` or `svc.console`), or a batch from `svc.events`. */
+export const LiveEventsQueueMessageSchema = eventOrBatch(LiveEventSchema, BrokerEventBatchSchema);
+export type LiveEventsQueueMessage = z.infer<typeof LiveEventsQueueMessageSchema>;
 
 /**
  * Frames of the stream that are not events. `ready`: the stream is open (its `id:` is where it

@@ -9,6 +9,12 @@ export interface EventRelayOptions {
   sources: OutboxSource[];
   /** Resolves once the broker has confirmed the event. */
   publish: (event: BrokerEvent) => Promise<void>;
+  /**
+   * Publishes the events of many records written together (each record's in order), answering
+   * per record and event whether the broker confirmed it: e.g. `eventBatchPublisher`, which
+   * sends events bound for the same queues as one batch message. Default: `publish` each.
+   */
+  publishMany?: (sequences: BrokerEvent[][]) => Promise<PromiseSettledResult<void>[][]>;
   logger: Logger;
   /** How often records are searched for events a write left behind. */
   sweepIntervalMs: number;
@@ -63,9 +69,10 @@ export const EVENT_RELAY_LEASE = 'event-relay';
 /**
  * The outbox relay (ARCHITECTURE §6): publishes each pending event of a record, then clears it.
  * An event is cleared only after the broker confirmed it, so a crash in between publishes it
- * again (at least once; consumers deduplicate on the event id, which is the message id). Right
- * after a write its events go out at once; a periodic sweep picks up what a failed publish or a
- * dead process left. Each event is published in the trace context stored with it.
+ * again (at least once; consumers deduplicate on the event id, which is a lone event's message
+ * id). Right after a write its events go out at once, those of records written together through
+ * `publishMany` (in batch messages, when it batches); a periodic sweep picks up what a failed
+ * publish or a dead process left, one event at a time, each in the trace context stored with it.
  */
 export function createEventRelay(options: EventRelayOptions) {
   const log = options.logger.child({ component: 'event-relay' });
@@ -83,6 +90,12 @@ export function createEventRelay(options: EventRelayOptions) {
   /** Clearing writes under way (stop waits for them). */
   const clearWrites = new Set<Promise<void>>();
   const clearWaitMs = options.clearWaitMs ?? CLEAR_GATHER_MS;
+  const publishMany =
+    options.publishMany ??
+    ((sequences: BrokerEvent[][]) =>
+      Promise.all(
+        sequences.map((events) => Promise.allSettled(events.map((e) => options.publish(e)))),
+      ));
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> | undefined;
   let stopped = false;
@@ -133,11 +146,7 @@ export function createEventRelay(options: EventRelayOptions) {
       );
       const trusted = records.filter((record) => !contested.has(record));
       // Sent in order on one channel; confirms are awaited together.
-      const outcomes = await Promise.all(
-        trusted.map((record) =>
-          Promise.allSettled(record.events.map((event) => options.publish(event))),
-        ),
-      );
+      const outcomes = await publishMany(trusted.map((record) => record.events));
       const published = trusted.map((record, index) => ({
         id: record.id,
         eventIds: record.events

@@ -449,6 +449,22 @@ describe('welcome and redelivery', () => {
     );
     expect(list.replies.find((item) => item.id === reply.id)?.used).toBe(1);
   });
+  test('when customers’ messages arrive in one batch message, then each of them is answered', async () => {
+    const org = await system.newOrganization('standard', 'Batched Replies Co');
+    await addReply(org, { name: 'P', kind: 'exact', triggers: 'price', message: 'Ten euros' });
+    const phones = [uniquePhone(), uniquePhone(), uniquePhone()];
+    const before = await outcomes('answered');
+    await system.customersWriteTogether(
+      org,
+      phones.map((phone) => ({ phone, text: 'price' })),
+    );
+    await settled('answered', before, phones.length);
+    for (const phone of phones) {
+      expect(
+        await waitFor(async () => (await answersTo(phone)).length > 0 && answersTo(phone)),
+      ).toEqual(['Ten euros']);
+    }
+  });
 });
 
 describe('safety', () => {

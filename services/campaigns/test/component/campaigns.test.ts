@@ -150,6 +150,34 @@ describe('a regular campaign, from start to completion', () => {
     expect(sentEvents).toHaveLength(16);
   });
 
+  test('when messaging tells each message’s outcomes in one batch message, then every recipient counts sent, delivered and read once and the campaign completes', async () => {
+    const org = await system.newOrganization('standard', 'Batched Co');
+    await contactsInGroup(org, 'batched', 6);
+    system.outcomesInBatches(true);
+    try {
+      const created = await org.api.post('createCampaign', {
+        name: 'Batched',
+        type: 'regular',
+        message: { type: 'text', text: 'All at once' },
+        audience: { type: 'groups', group_ids: [await groupId(org, 'batched')] },
+        send_now: true,
+      });
+      const { campaign } = CampaignResponseSchema.parse(created.body);
+      const done = await waitFor(async () => {
+        const current = await campaignOf(org, campaign.id);
+        return current.status === 'completed' && current.read === 6 ? current : undefined;
+      }, 30_000);
+      expect(done).toMatchObject({ total_contacts: 6, sent: 6, delivered: 6, read: 6, failed: 0 });
+      const completed = await waitFor(() => {
+        const found = eventsOf('campaign_completed', campaign.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(completed).toHaveLength(1);
+    } finally {
+      system.outcomesInBatches(false);
+    }
+  });
+
   test('when a campaign moves, then the console hears campaign_progress on svc.console, counts never going back, at most one per 250 ms, the last one completed with the final counts', async () => {
     const org = await system.newOrganization('standard', 'Progress Co');
     await contactsInGroup(org, 'watchers', 6);

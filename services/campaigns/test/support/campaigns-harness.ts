@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { connect, type ChannelModel } from 'amqplib';
 import {
   AudienceCountRequestSchema,
+  BrokerEventMessageSchema,
   BrokerEventSchema,
+  brokerEventsOf,
   CAMPAIGN_ID_HEADER,
   AudienceCountResponseSchema,
   AudiencePageRequestSchema,
@@ -152,6 +154,16 @@ export interface CampaignsSystem {
   ): Promise<MessageReceived>;
   /** Publishes an event on `svc.events` as messaging would (checked against its contract). */
   publishEvent(event: BrokerEvent): Promise<void>;
+  /** Customers' messages received together: their `message_received` in one batch message. */
+  customersWriteTogether(
+    org: Organization,
+    writes: { phone: string; text: string }[],
+  ): Promise<MessageReceived[]>;
+  /**
+   * From now on, messaging's stub tells each message's outcomes as one batch message, as
+   * messaging's relay publishes the outcomes one write stored (`false`: one message each).
+   */
+  outcomesInBatches(on: boolean): void;
   /**
    * The texts messaging would send this phone for the commands campaigns handed it, in order: a
    * command's chained message after it, and a command repeated under its idempotency key once.
@@ -630,6 +642,25 @@ export async function startCampaignsSystem(
     });
     await publisher.waitForConfirms();
   };
+  /** Events as messaging's relay publishes those one write stored: one batch message. */
+  const publishBatch = async (events: BrokerEvent[]) => {
+    const checked = events.map((event) => BrokerEventSchema.parse(event));
+    published.push(...checked);
+    const id = randomUUID();
+    const batch = Buffer.from(JSON.stringify({ id, events: checked }));
+    publisher.publish(EXCHANGES.events, eventRoutingKey(checked[0]!), batch, {
+      messageId: id,
+      persistent: true,
+      contentType: 'application/json',
+    });
+    await publisher.waitForConfirms();
+  };
+  let inBatches = false;
+  /** A message's outcomes as messaging publishes them: one batch message, or one message each. */
+  const publishOutcomes = async (events: BrokerEvent[]) => {
+    if (inBatches && events.length > 1) return publishBatch(events);
+    for (const event of events) await publishEvent(event);
+  };
   const statuses = new Map<number, ('sent' | 'delivered' | 'read')[]>();
   const failing = new Set<string>();
   /** Messaging's events about one message it sent: sent, then each status the provider reports. */
@@ -650,18 +681,18 @@ export async function startCampaignsSystem(
       return;
     }
     const wamid = message.message_wamid!;
-    await publishEvent({
-      ...envelope(),
-      event: 'message_sent',
-      data: { ...about, message_wamid: wamid, phone: contact.phone },
-    });
-    for (const status of statuses.get(company_id) ?? ['sent', 'delivered', 'read']) {
-      await publishEvent({
+    await publishOutcomes([
+      {
+        ...envelope(),
+        event: 'message_sent',
+        data: { ...about, message_wamid: wamid, phone: contact.phone },
+      },
+      ...(statuses.get(company_id) ?? ['sent', 'delivered', 'read']).map((status): BrokerEvent => ({
         ...envelope(),
         event: 'message_status_updated',
         data: { ...about, message_wamid: wamid, status, error: null },
-      });
-    }
+      })),
+    ]);
   };
   const contacts = await startContactsStub();
   const messaging: MessagingStub = {
@@ -739,11 +770,45 @@ export async function startCampaignsSystem(
   await tap.consume(eventQueue, (msg) => {
     if (!msg) return;
     const json: unknown = JSON.parse(msg.content.toString());
-    const parsed = BrokerEventSchema.safeParse(json);
-    if (parsed.success && parsed.data.id === msg.properties.messageId) events.push(parsed.data);
-    else invalidEvents.push(json);
+    const parsed = BrokerEventMessageSchema.safeParse(json);
+    if (parsed.success && parsed.data.id === msg.properties.messageId) {
+      events.push(...brokerEventsOf(parsed.data));
+    } else invalidEvents.push(json);
     tap.ack(msg);
   });
+
+  /** The `message_received` of a customer's message, recorded as messaging would. */
+  const messageReceived = (
+    org: Organization,
+    phone: string,
+    text: string,
+    options: WriteOptions = {},
+  ): MessageReceived => {
+    const { name = 'Test User', message_type = 'text', ...extra } = options;
+    const known = contacts.contacts.find(
+      (contact) => contact.company_id === org.company_id && contact.phone === phone,
+    );
+    const contact = known ?? contacts.add(org.company_id, { phone, name });
+    const message = messaging.record(org.company_id, contact, 'inbound', text);
+    const event: MessageReceived = {
+      id: randomUUID(),
+      event: 'message_received',
+      timestamp: message.created_at,
+      company_id: org.company_id,
+      ...extra,
+      data: {
+        message_id: message.message_id,
+        message_wamid: message.message_wamid!,
+        contact_id: contact.id,
+        contact_name: contact.name,
+        phone: contact.phone,
+        message: text,
+        message_type,
+        company_id: org.company_id,
+      },
+    };
+    return event;
+  };
 
   return {
     campaigns,
@@ -758,32 +823,18 @@ export async function startCampaignsSystem(
     invalidEvents,
     published,
     publishEvent,
+    outcomesInBatches: (on) => {
+      inBatches = on;
+    },
     async customerWrites(org, phone, text, options = {}) {
-      const { name = 'Test User', message_type = 'text', ...extra } = options;
-      const known = contacts.contacts.find(
-        (contact) => contact.company_id === org.company_id && contact.phone === phone,
-      );
-      const contact = known ?? contacts.add(org.company_id, { phone, name });
-      const message = messaging.record(org.company_id, contact, 'inbound', text);
-      const event: MessageReceived = {
-        id: randomUUID(),
-        event: 'message_received',
-        timestamp: message.created_at,
-        company_id: org.company_id,
-        ...extra,
-        data: {
-          message_id: message.message_id,
-          message_wamid: message.message_wamid!,
-          contact_id: contact.id,
-          contact_name: contact.name,
-          phone: contact.phone,
-          message: text,
-          message_type,
-          company_id: org.company_id,
-        },
-      };
+      const event = messageReceived(org, phone, text, options);
       await publishEvent(event);
       return event;
+    },
+    async customersWriteTogether(org, writes) {
+      const events = writes.map(({ phone, text }) => messageReceived(org, phone, text));
+      await publishBatch(events);
+      return events;
     },
     answersTo: (org, phone) =>
       textsOf(sentOnce(commands), contacts.contacts, org.company_id, phone),

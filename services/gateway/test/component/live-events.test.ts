@@ -4,6 +4,8 @@ import {
   EXCHANGES,
   LiveControlDataSchema,
   LiveEventSchema,
+  eventRoutingKey,
+  type BrokerEvent,
   type LiveEvent,
 } from '@switchboard/contracts';
 import { Broker, createLogger, type RunningService } from '@switchboard/service-kit';
@@ -243,6 +245,28 @@ describe('the live stream', () => {
     for (const frame of eventFrames(streamA)) {
       expect(JSON.parse(frame.data)).toMatchObject({ company_id: a.company_id });
     }
+  });
+
+  test('when a message’s outcomes arrive in one batch message, then the stream shows each of them, in the order of the batch', async () => {
+    const a = await signedInOrganization();
+    const stream = await openReady(stack.gateway.url, { cookie: a.owner.cookie });
+    const sent = messageSent(a.company_id);
+    const messageId = (sent.data as { message_id: number }).message_id;
+    const outcomes = [
+      sent,
+      statusUpdated(a.company_id, messageId),
+      statusUpdated(a.company_id, messageId),
+    ];
+    const batchId = randomUUID();
+    await publisher.publish(
+      EXCHANGES.events,
+      eventRoutingKey(sent as BrokerEvent),
+      { id: batchId, events: outcomes },
+      { messageId: batchId },
+    );
+    const frames = await stream.waitFor(isEvent, outcomes.length);
+    expect(eventIdsOf(frames)).toEqual(outcomes.map((event) => event.id));
+    expect(frames.map((frame) => JSON.parse(frame.data) as unknown)).toEqual(outcomes);
   });
 
   test('when a client reconnects with Last-Event-ID to another replica, then it gets exactly the events it missed, in order, then the live ones', async () => {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
 import {
-  BrokerEventSchema,
+  BrokerEventMessageSchema,
   EXCHANGES,
   QUEUES,
   ROUTING_KEYS,
   SendMessageResponseSchema,
+  brokerEventsOf,
   topologyFor,
   type BrokerEvent,
 } from '@switchboard/contracts';
@@ -41,13 +42,17 @@ afterAll(async () => {
   await system?.stop();
 });
 
+/** The events of a message on a queue bound to `svc.events`: one, or a batch's, as its consumer reads them. */
+const eventsIn = (content: Buffer): BrokerEvent[] =>
+  brokerEventsOf(BrokerEventMessageSchema.parse(JSON.parse(content.toString())));
+
 /** Everything waiting in `queue`, taken off it. */
 async function drain(queue: string): Promise<BrokerEvent[]> {
   const taken: BrokerEvent[] = [];
   for (;;) {
     const message = await channel.get(queue, { noAck: true });
     if (!message) return taken;
-    taken.push(BrokerEventSchema.parse(JSON.parse(message.content.toString())));
+    taken.push(...eventsIn(message.content));
   }
 }
 
@@ -63,7 +68,7 @@ async function consumeUntil(
   const { consumerTag } = await channel.consume(
     queue,
     (message) => {
-      if (message) taken.push(BrokerEventSchema.parse(JSON.parse(message.content.toString())));
+      if (message) taken.push(...eventsIn(message.content));
     },
     { noAck: true },
   );

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib';
 import {
   API_OPERATIONS,
-  BrokerEventSchema,
+  BrokerEventMessageSchema,
+  brokerEventsOf,
   INTERNAL_SECRET_HEADER,
   EXCHANGES,
   InboundChannelResponseSchema,
@@ -248,9 +249,11 @@ export async function startMessagingSystem(
   await tap.consume(queue, (msg) => {
     if (!msg) return;
     const json: unknown = JSON.parse(msg.content.toString());
-    const parsed = BrokerEventSchema.safeParse(json);
-    if (parsed.success && parsed.data.id === msg.properties.messageId) events.push(parsed.data);
-    else invalidEvents.push(json);
+    // One event, or a batch of the events one write stored (its message id the batch's own).
+    const parsed = BrokerEventMessageSchema.safeParse(json);
+    if (parsed.success && parsed.data.id === msg.properties.messageId) {
+      events.push(...brokerEventsOf(parsed.data));
+    } else invalidEvents.push(json);
     tap.ack(msg);
   });
 

@@ -1,12 +1,14 @@
 import {
   EXCHANGES,
-  LiveEventSchema,
+  LiveEventsQueueMessageSchema,
   LiveFeedBatchSchema,
   QUEUES,
+  brokerEventsOf,
   type LiveEvent,
+  type LiveEventsQueueMessage,
   type LiveFeedBatch,
 } from '@switchboard/contracts';
-import { createBatcher, type Broker, type Logger } from '@switchboard/service-kit';
+import { createBatcher, handleAll, type Broker, type Logger } from '@switchboard/service-kit';
 import type { HeldFeed } from '../../domain/held-feed';
 import type { LiveStreams } from '../../domain/live-streams';
 import type { LiveEventWriter } from '../../domain/write-live-events';
@@ -25,7 +27,8 @@ const WRITE_GATHER_MS = 50;
 const BATCH_ID = /^live-(\d+)-(\d+)$/;
 
 /**
- * `gateway.live-events`: every event the console shows, given ids in batches and fanned out.
+ * `gateway.live-events`: every event the console shows, given ids in batches and fanned out (a
+ * batch message's events each as a lone one, in order; the message acked once all are written).
  * The queue has a single active consumer across the replicas, so ids follow the order events
  * arrived; a standby replica takes over when the active one goes.
  */
@@ -46,10 +49,11 @@ export async function consumeLiveEvents(deps: {
       return events.map(() => undefined);
     },
   });
-  await broker.consume<LiveEvent>(QUEUES.gatewayLiveEvents, (event) => batcher.add(event), {
-    schema: LiveEventSchema,
-    prefetch: WRITE_BATCH * 2,
-  });
+  await broker.consume<LiveEventsQueueMessage>(
+    QUEUES.gatewayLiveEvents,
+    (message) => handleAll(brokerEventsOf<LiveEvent>(message).map((event) => batcher.add(event))),
+    { schema: LiveEventsQueueMessageSchema, prefetch: WRITE_BATCH * 2 },
+  );
   return { drain: () => batcher.drain() };
 }
 

@@ -8,8 +8,8 @@ import {
 } from '@switchboard/contracts';
 import {
   PermanentError,
-  RetryLaterError,
   createBatcher,
+  handleAll,
   type Broker,
   type Logger,
 } from '@switchboard/service-kit';
@@ -57,7 +57,7 @@ export async function consumeProviderEvents(
     async (body, context) => {
       const events = providerEventsOf(body);
       if (context.routingKey === ROUTING_KEYS.provider.status) {
-        return recordAll(events.map((event) => statuses.add(event)));
+        return handleAll(events.map((event) => statuses.add(event)));
       }
       if (events.length !== 1) {
         throw new PermanentError(`a batch of provider events on ${context.routingKey}`);
@@ -79,22 +79,5 @@ export async function consumeProviderEvents(
       }
     },
     { schema: ProviderQueueMessageSchema, prefetch },
-  );
-}
-
-/**
- * Waits for every status of a message; the message's outcome is the most hopeful failure: one
- * that a retry may cure before one that parks, so that a status which cannot be recorded yet is
- * not parked beside one that never can.
- */
-async function recordAll(recorded: Promise<undefined>[]): Promise<void> {
-  const failures = (await Promise.allSettled(recorded)).flatMap((outcome) =>
-    outcome.status === 'rejected' ? [outcome.reason as unknown] : [],
-  );
-  if (failures.length === 0) return;
-  throw (
-    failures.find((error) => error instanceof RetryLaterError) ??
-    failures.find((error) => !(error instanceof PermanentError)) ??
-    failures[0]
   );
 }

@@ -1,11 +1,12 @@
 import {
-  BrokerEventSchema,
+  BrokerEventMessageSchema,
   EXCHANGES,
   QUEUES,
   WebhookDeliveryMessageSchema,
+  brokerEventsOf,
   type WebhookDeliveryMessage,
 } from '@switchboard/contracts';
-import type { Broker, MessageContext } from '@switchboard/service-kit';
+import { handleAll, type Broker, type MessageContext } from '@switchboard/service-kit';
 import {
   processDeliveryMessage,
   type DeliveryDeps,
@@ -38,9 +39,12 @@ const handledBefore = (context: MessageContext) => context.redelivered || contex
 
 /**
  * Two consumers: events fan out into deliveries and make their first attempts, and delivery
- * messages (retries, attempts put off, redeliveries asked for) are attempted. Each handler
- * resolves only after its database writes and confirmed publishes, so an ack never loses work;
- * an invalid message is parked in `<queue>.dead` with the reason by the kit.
+ * messages (retries, attempts put off, redeliveries asked for) are attempted. Each event of a
+ * batch message is handled as a lone one, side by side (one payload, one delivery per subscribed
+ * webhook, each signed on its own); the batch is acked once all are, retried whole otherwise
+ * (fanning out is idempotent by event id), parked whole only when what is left never can be.
+ * Each handler resolves only after its database writes and confirmed publishes, so an ack never
+ * loses work; an invalid message is parked in `<queue>.dead` with the reason by the kit.
  */
 export async function startConsumers(
   broker: Broker,
@@ -53,11 +57,12 @@ export async function startConsumers(
   };
   await broker.consume(
     QUEUES.webhooksEvents,
-    async (event, context) => {
-      await fanOutEvent(fanOut, event, handledBefore(context));
+    async (message, context) => {
+      const again = handledBefore(context);
+      await handleAll(brokerEventsOf(message).map((event) => fanOutEvent(fanOut, event, again)));
     },
     // An event carries its deliveries' first attempts, so it may fail as often as they may.
-    { schema: BrokerEventSchema, prefetch: options.eventPrefetch, maxAttempts: 10 },
+    { schema: BrokerEventMessageSchema, prefetch: options.eventPrefetch, maxAttempts: 10 },
   );
   await broker.consume(
     QUEUES.webhooksDeliveries,

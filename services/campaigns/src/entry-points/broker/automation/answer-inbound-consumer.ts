@@ -1,12 +1,20 @@
-import { BrokerEventSchema, QUEUES, type BrokerEvent } from '@switchboard/contracts';
-import type { Broker, ServiceMetrics } from '@switchboard/service-kit';
+import {
+  BrokerEventMessageSchema,
+  QUEUES,
+  brokerEventsOf,
+  type BrokerEventMessage,
+} from '@switchboard/contracts';
+import { handleAll, type Broker, type ServiceMetrics } from '@switchboard/service-kit';
 import { Counter } from 'prom-client';
 import {
   answerInboundMessage,
   type AutomationDeps,
 } from '../../../domain/automation/answer-inbound-message';
 
-/** `campaigns.automation`: every `message_received` → at most one automated answer. */
+/**
+ * `campaigns.automation`: every `message_received` → at most one automated answer (each event of
+ * a batch message as a lone one; the batch acked once all are answered).
+ */
 export async function consumeInboundForAutomation(
   broker: Broker,
   deps: AutomationDeps,
@@ -19,11 +27,14 @@ export async function consumeInboundForAutomation(
     labelNames: ['outcome'] as const,
     registers: [metrics.registry],
   });
-  await broker.consume<BrokerEvent>(
+  await broker.consume<BrokerEventMessage>(
     QUEUES.campaignsAutomation,
-    async (event) => {
-      outcomes.inc({ outcome: await answerInboundMessage(deps, event) });
-    },
-    { schema: BrokerEventSchema, prefetch },
+    (message) =>
+      handleAll(
+        brokerEventsOf(message).map(async (event) => {
+          outcomes.inc({ outcome: await answerInboundMessage(deps, event) });
+        }),
+      ),
+    { schema: BrokerEventMessageSchema, prefetch },
   );
 }

@@ -1,5 +1,11 @@
-import { BrokerEventSchema, QUEUES, type BrokerEvent } from '@switchboard/contracts';
-import { createBatcher, type Broker } from '@switchboard/service-kit';
+import {
+  BrokerEventMessageSchema,
+  QUEUES,
+  brokerEventsOf,
+  type BrokerEvent,
+  type BrokerEventMessage,
+} from '@switchboard/contracts';
+import { createBatcher, handleAll, type Broker } from '@switchboard/service-kit';
 import type { CampaignsDeps } from '../../../domain/campaigns/dependencies';
 import { createProgressRecorder } from '../../../domain/campaigns/record-progress';
 
@@ -12,7 +18,7 @@ const PROGRESS_GATHER_MS = 5;
  * without that routing carries no `campaign_id` and is skipped),
  * recorded in batches of up to `prefetch` (four events per recipient of a campaign), one batch
  * at a time so that a recipient's events keep their order; each delivery is still acked,
- * retried or parked on its own outcome.
+ * retried or parked on its own outcome (a batch message once all of its events are recorded).
  */
 export async function consumeProgressEvents(
   broker: Broker,
@@ -24,8 +30,9 @@ export async function consumeProgressEvents(
     maxWaitMs: PROGRESS_GATHER_MS,
     run: createProgressRecorder(deps),
   });
-  await broker.consume<BrokerEvent>(QUEUES.campaignsEvents, (event) => progress.add(event), {
-    schema: BrokerEventSchema,
-    prefetch,
-  });
+  await broker.consume<BrokerEventMessage>(
+    QUEUES.campaignsEvents,
+    (message) => handleAll(brokerEventsOf(message).map((event) => progress.add(event))),
+    { schema: BrokerEventMessageSchema, prefetch },
+  );
 }
