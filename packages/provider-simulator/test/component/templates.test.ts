@@ -35,7 +35,9 @@ const text = (value: string) => ({ type: 'text', text: value });
 describe('message templates on the WABA', () => {
   let t: TestSimulator;
   beforeEach(async () => {
-    t = await startTestSimulator({ templateReviewDelayMs: 50 });
+    // A review long enough that what a test does right after creating a template finds it still
+    // pending on a loaded machine (50 ms was not, in a CI run); the tests wait for approvals.
+    t = await startTestSimulator({ templateReviewDelayMs: 1_000 });
   });
   afterEach(() => t.stop());
 
