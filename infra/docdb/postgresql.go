@@ -51,7 +51,9 @@ import (
 // no statistics for, and a partial index's statistics are never used for the table's rows, so
 // the index would lose to a sequential scan: a statistics object on the same expression (named
 // after the index, dropped with it) gives ANALYZE's share of documents holding the path (no
-// cost on writes; autovacuum's analyses keep it current).
+// cost on writes; autovacuum's analyses keep it current). A collection that already has
+// documents is analysed when its index is made over (at docdb's first start on an existing
+// database, say), since autovacuum analyses a large table only after a tenth of it changed.
 // Idempotent; needs a superuser (event triggers).
 const ginCompanionsSQL = `
 CREATE OR REPLACE FUNCTION docdb_gin_name(idx name) RETURNS name LANGUAGE sql IMMUTABLE AS $fn$
@@ -76,6 +78,7 @@ DECLARE
   def text;
   pos text[];
   path text;
+  has_rows boolean;
 BEGIN
   SELECT * INTO ix FROM pg_index WHERE indexrelid = idx;
   IF NOT FOUND THEN RETURN; END IF;
@@ -99,6 +102,12 @@ BEGIN
         idxname, ix.indrelid::regclass, path, path);
       EXECUTE format('CREATE STATISTICS IF NOT EXISTS %I.%I ON %s FROM %s',
         nsp, docdb_stat_name(idxname), path, ix.indrelid::regclass);
+      -- A collection with documents already gets its statistics now: autovacuum analyses a
+      -- large table only once a tenth of it has changed.
+      EXECUTE format('SELECT EXISTS (SELECT FROM %s)', ix.indrelid::regclass) INTO has_rows;
+      IF has_rows THEN
+        EXECUTE format('ANALYZE %s', ix.indrelid::regclass);
+      END IF;
       RETURN;
     END IF;
   END IF;

@@ -213,7 +213,6 @@ describe('docdb indexes on PostgreSQL', () => {
 
   test('when few of a few thousand records have events waiting, then the poll is answered from the partial index', async () => {
     const docs = client.db(dbName).collection<Doc>('outbox_plans');
-    await docs.createIndex({ 'pending_ids.0': 1 }, { sparse: true });
     const body = 'x'.repeat(200);
     for (let start = 0; start < 4000; start += 1000) {
       await docs.insertMany(
@@ -224,15 +223,15 @@ describe('docdb indexes on PostgreSQL', () => {
         })),
       );
     }
+    // Declared on a collection that has its documents already: made with its statistics.
+    await docs.createIndex({ 'pending_ids.0': 1 }, { sparse: true });
     expect(await docs.countDocuments({ 'pending_ids.0': { $exists: true } })).toBe(10);
     const table = await tableOf('outbox_plans');
     const [index] = [...(await tableIndexes('outbox_plans')).entries()].find(([, def]) =>
       def.includes('pending_ids'),
     )!;
-    // With the statistics ANALYZE gathers (autovacuum's on a live database), and sequential
-    // scans allowed: the planner itself picks the index.
+    // No ANALYZE here and sequential scans allowed: the planner itself picks the index.
     const plan = await sql(
-      `ANALYZE "${dbName}"."${table}"`,
       `EXPLAIN SELECT _jsonb FROM "${dbName}"."${table}" WHERE ${PENDING_SQL}`,
     );
     // An index scan or a bitmap of it, whichever the planner costs lower; never the whole table.
