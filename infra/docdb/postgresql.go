@@ -39,6 +39,21 @@ import (
 // `{first: null}` and costs nothing on the documents that carry the field. Unique indexes keep
 // every document (they enforce the key). Should ranges ever be pushed down, an index whose
 // first field is range-queried needs its full btree back.
+//
+// An index on a positional path (`{"a.0": 1}`, the outbox relays' `pending_ids.0`) FerretDB
+// builds as a btree on `(_jsonb -> 'a') -> '0'`: `->` with a text key is NULL for every array,
+// so it holds nothing useful, while `{"a.0": {$exists: true}}` is pushed down as
+// `_jsonb #> '{a,0}' IS NOT NULL` (patches/ferretdb-3-pushdown-null-exists.patch), a sequential
+// scan of the collection. A non-unique btree on one such path is made again, under its name, as
+// a partial index on `_jsonb #> '{a,N}'` holding only the documents where that path exists (the
+// records with events waiting: a handful, whatever the collection's size), which the pushed-down
+// condition implies. PostgreSQL guesses 99.5 % of rows for `IS NOT NULL` on an expression it has
+// no statistics for, and a partial index's statistics are never used for the table's rows, so
+// the index would lose to a sequential scan: a statistics object on the same expression (named
+// after the index, dropped with it) gives ANALYZE's share of documents holding the path (no
+// cost on writes; autovacuum's analyses keep it current). A collection that already has
+// documents is analysed when its index is made over (at docdb's first start on an existing
+// database, say), since autovacuum analyses a large table only after a tenth of it changed.
 // Idempotent; needs a superuser (event triggers).
 const ginCompanionsSQL = `
 CREATE OR REPLACE FUNCTION docdb_gin_name(idx name) RETURNS name LANGUAGE sql IMMUTABLE AS $fn$
@@ -46,22 +61,56 @@ CREATE OR REPLACE FUNCTION docdb_gin_name(idx name) RETURNS name LANGUAGE sql IM
               ELSE left(idx, 50) || '_' || left(md5(idx), 8) || '_gin' END
 $fn$;
 
+CREATE OR REPLACE FUNCTION docdb_stat_name(idx name) RETURNS name LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE WHEN length(idx) <= 58 THEN idx || '_stat'
+              ELSE left(idx, 49) || '_' || left(md5(idx), 8) || '_stat' END
+$fn$;
+
 CREATE OR REPLACE FUNCTION docdb_add_gin(idx oid) RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
   ix pg_index;
   am name;
   idxname name;
+  nsp name;
   cols text[] := '{}';
   expr text;
   k int;
   def text;
+  pos text[];
+  path text;
+  has_rows boolean;
 BEGIN
   SELECT * INTO ix FROM pg_index WHERE indexrelid = idx;
   IF NOT FOUND THEN RETURN; END IF;
-  SELECT a.amname, c.relname INTO am, idxname
-    FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = idx;
+  SELECT a.amname, c.relname, n.nspname INTO am, idxname, nsp
+    FROM pg_class c JOIN pg_am a ON a.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.oid = idx;
   -- FerretDB's own metadata tables keep their indexes.
   IF am <> 'btree' OR idxname LIKE '\_ferretdb\_%' THEN RETURN; END IF;
+  -- A non-unique btree on one positional path a.N becomes a partial index on _jsonb #> '{a,N}'
+  -- holding the documents where the path exists (what {"a.N": {$exists: true}} looks up),
+  -- with statistics on the expression so that the planner knows how few they are.
+  IF NOT ix.indisunique AND ix.indpred IS NULL AND ix.indnatts = 1 THEN
+    pos := regexp_match(pg_get_indexdef(idx, 1, true),
+      '^\(\(_jsonb -> ''([^'']*)''::text\) -> ''([0-9]{1,9})''::text\)$');
+    IF pos IS NOT NULL THEN
+      path := format('(_jsonb #> %L::text[])', ARRAY[pos[1], pos[2]]::text);
+      PERFORM set_config('docdb.narrowing', 'on', true); -- the drop below keeps the statistics
+      EXECUTE format('DROP INDEX %I.%I', nsp, idxname);
+      PERFORM set_config('docdb.narrowing', 'off', true);
+      EXECUTE format('CREATE INDEX %I ON %s (%s) WHERE %s IS NOT NULL',
+        idxname, ix.indrelid::regclass, path, path);
+      EXECUTE format('CREATE STATISTICS IF NOT EXISTS %I.%I ON %s FROM %s',
+        nsp, docdb_stat_name(idxname), path, ix.indrelid::regclass);
+      -- A collection with documents already gets its statistics now: autovacuum analyses a
+      -- large table only once a tenth of it has changed.
+      EXECUTE format('SELECT EXISTS (SELECT FROM %s)', ix.indrelid::regclass) INTO has_rows;
+      IF has_rows THEN
+        EXECUTE format('ANALYZE %s', ix.indrelid::regclass);
+      END IF;
+      RETURN;
+    END IF;
+  END IF;
   FOR k IN 1..ix.indnatts LOOP
     expr := pg_get_indexdef(idx, k, true);
     IF expr ~ '^\(_jsonb -> ''[^'']*''::text\)$' THEN
@@ -113,6 +162,7 @@ BEGIN
            WHERE object_type = 'index' AND original AND object_name NOT LIKE '%\_gin'
              AND coalesce(current_setting('docdb.narrowing', true), '') <> 'on' LOOP
     EXECUTE format('DROP INDEX IF EXISTS %I.%I', r.schema_name, docdb_gin_name(r.object_name));
+    EXECUTE format('DROP STATISTICS IF EXISTS %I.%I', r.schema_name, docdb_stat_name(r.object_name));
   END LOOP;
 END
 $fn$;
