@@ -651,10 +651,10 @@ describe("the gateway's batch of webhooks (internal)", () => {
 
     const events = inbound.db.collection('inbound_events');
     for (const body of [good1, good2]) {
-      expect(await events.findOne({ body_sha256: sha256(body) })).toMatchObject({
-        state: 'accepted',
-        raw_body: body,
-      });
+      const stored = await events.findOne({ body_sha256: sha256(body) });
+      expect(stored).toMatchObject({ state: 'accepted', raw_body: body });
+      // Safe when answered: published already, and stored so.
+      expect(stored?.published_at).toBeInstanceOf(Date);
     }
     for (const body of [forged, unsigned, strange]) {
       expect(await events.countDocuments({ body_sha256: sha256(body) })).toBe(0);
