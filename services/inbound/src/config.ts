@@ -11,7 +11,10 @@ export const inboundConfigSchema = z.object({
   CHANNEL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   /** How often stored events that were not published yet are published again. */
   RELAY_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
-  /** An event younger than this is left to the request that stored it. */
+  /**
+   * How long an event stored unpublished (the broker down, a publish refused or slow to confirm)
+   * waits before the relay publishes it: a publish only slow to confirm has arrived by then.
+   */
   RELAY_GRACE_MS: z.coerce.number().int().min(0).default(5_000),
   INBOUND_RETENTION_DAYS: z.coerce.number().positive().default(7),
 });

@@ -17,7 +17,7 @@ import { createMessagingChannels } from './outbound/messaging-channels';
 /** What inbound's keys are narrowed to (changing it makes the kept copies unreadable). */
 const CHANNEL_COPY_PURPOSE = { salt: 'switchboard-inbound', info: 'channel-copies' };
 
-/** The provider's webhook: verify, store, answer, publish (and relay what could not be published). */
+/** The provider's webhook: verify, publish, store, answer (and relay what could not be published). */
 export function startService(config: InboundConfig): Promise<RunningService<InboundConfig>> {
   return startServiceRuntime({
     service: 'inbound',
@@ -48,12 +48,7 @@ export function startService(config: InboundConfig): Promise<RunningService<Inbo
         copies,
         logger,
       });
-      const intake = createWebhookIntake({
-        store,
-        broker: broker!,
-        logger,
-        relayGraceMs: config.RELAY_GRACE_MS,
-      });
+      const intake = createWebhookIntake({ store, broker: broker!, logger });
       let relay: { stop(): Promise<void> } | undefined;
       return {
         preRoute: receiveFastPath({

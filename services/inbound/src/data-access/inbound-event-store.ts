@@ -33,6 +33,10 @@ export interface InboundEvent {
    */
   pending: PendingPublication[];
   received_at: Date;
+  /**
+   * When the broker had confirmed all of its messages: written with the event when they were
+   * published before it was stored (the common path), by the relay otherwise.
+   */
   published_at: Date | null;
   /** The trace of the webhook's arrival, continued by its publication (when tracing is on). */
   trace_context?: TraceCarrier;

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
   ProviderWebhookSchema,
   routeProviderChange,
@@ -30,6 +30,17 @@ function traceContextField(): { trace_context?: TraceCarrier } {
 }
 
 /**
+ * The id of a webhook, from its organization and the digest of its bytes: the provider's retry
+ * of a delivery (the same bytes) gets the same id, and so do its broker messages, whose ids are
+ * made from it, so that a retry published again is known downstream as the same events (UUID
+ * shaped, as the ids were when they were random).
+ */
+export function inboundEventIdOf(companyId: number, bodySha256: string): string {
+  const hex = createHash('sha256').update(`${companyId}:${bodySha256}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
  * A verified webhook as it is stored, before anything else happens to it. Malformed bodies are
  * kept as rejected (and still answered 200: the provider would only send them again).
  */
@@ -38,7 +49,8 @@ export function inboundEventOf(
   rawBody: Buffer,
   now = new Date(),
 ): InboundEvent {
-  const id = randomUUID();
+  const bodySha256 = createHash('sha256').update(rawBody).digest('hex');
+  const id = inboundEventIdOf(channel.company_id, bodySha256);
   // Decoded once: parsed here, stored as it is.
   const text = rawBody.toString('utf8');
   let pending: PendingPublication[] = [];
@@ -53,7 +65,7 @@ export function inboundEventOf(
   return {
     _id: id,
     company_id: channel.company_id,
-    body_sha256: createHash('sha256').update(rawBody).digest('hex'),
+    body_sha256: bodySha256,
     raw_body: text,
     state: reason ? 'rejected' : 'accepted',
     reason,

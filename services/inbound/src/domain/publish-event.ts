@@ -77,21 +77,29 @@ function publicationsOf(broker: Broker, events: InboundEvent[]): Publication[] {
 
 /**
  * Publishes the pending messages of many events side by side (they still leave in this order on
- * the one publishing channel, so statuses keep theirs), then marks the events whose messages the
- * broker all confirmed published (`markPublished`: in one batch of writes, or gathered with other
- * batches'). An event with a failed publish stays unpublished for the relay, which publishes all
- * of its messages again. Publishing twice is harmless: message ids are deterministic and
- * messaging deduplicates by them and by wamid.
+ * the one publishing channel, so statuses keep theirs) and answers the events whose messages the
+ * broker all confirmed within `waitMs`. An event with a publication that failed or was not
+ * confirmed in time is left out (`failed` says why), for the relay, which publishes all of its
+ * messages again. Publishing twice is harmless: message ids are deterministic and messaging
+ * deduplicates by them and by wamid.
  */
 export async function publishEvents(
   broker: Broker,
-  markPublished: (ids: string[]) => Promise<void>,
   events: InboundEvent[],
-): Promise<{ published: number; failed: unknown[] }> {
+  waitMs = Infinity,
+): Promise<{ published: InboundEvent[]; failed: unknown[] }> {
   const publications = publicationsOf(broker, events);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    if (Number.isFinite(waitMs)) {
+      timer = setTimeout(() => reject(new Error(`no confirm within ${waitMs} ms`)), waitMs);
+    }
+  });
+  late.catch(() => undefined);
   const outcomes = await Promise.allSettled(
-    publications.map((publication) => publication.publish()),
+    publications.map((publication) => Promise.race([publication.publish(), late])),
   );
+  clearTimeout(timer);
   const unpublished = new Set<InboundEvent>();
   const failed: unknown[] = [];
   outcomes.forEach((outcome, index) => {
@@ -99,7 +107,5 @@ export async function publishEvents(
     failed.push(outcome.reason);
     for (const event of publications[index]!.events) unpublished.add(event);
   });
-  const done = events.filter((event) => !unpublished.has(event));
-  await markPublished(done.map((event) => event._id));
-  return { published: done.length, failed };
+  return { published: events.filter((event) => !unpublished.has(event)), failed };
 }

@@ -10,7 +10,7 @@ export interface RelayDeps {
   broker: Broker;
   store: InboundEventStore;
   logger: Logger;
-  /** How long an accepted event may wait for its own publication before the relay takes it. */
+  /** How long an event stored unpublished waits before the relay takes it (RELAY_GRACE_MS). */
   graceMs: number;
   retentionDays: number;
 }
@@ -31,9 +31,9 @@ export function withPublications(event: InboundEvent): InboundEvent {
 }
 
 /**
- * The outbox relay's one pass: publishes accepted events whose publication was never confirmed
- * (broker down, process killed after the write), and, at most once an hour, deletes raw events
- * past retention.
+ * The outbox relay's one pass: publishes accepted events stored unpublished (the broker down or
+ * refusing when they arrived, its confirms too slow), and, at most once an hour, deletes raw
+ * events past retention.
  */
 export function createRelayAndCleanup(deps: RelayDeps): () => Promise<void> {
   let lastCleanup = 0;
@@ -44,12 +44,14 @@ export function createRelayAndCleanup(deps: RelayDeps): () => Promise<void> {
         await deps.store.findUnpublished(new Date(now.getTime() - deps.graceMs), BATCH)
       ).map(withPublications);
       if (due.length > 0) {
-        const { published, failed } = await publishEvents(
-          deps.broker,
-          (ids) => deps.store.markManyPublished(ids, new Date()),
-          due,
+        const { published, failed } = await publishEvents(deps.broker, due);
+        await deps.store.markManyPublished(
+          published.map((event) => event._id),
+          new Date(),
         );
-        if (published > 0) deps.logger.info({ published }, 'relayed unpublished inbound events');
+        if (published.length > 0) {
+          deps.logger.info({ published: published.length }, 'relayed unpublished inbound events');
+        }
         if (failed.length > 0) throw failed[0];
       }
     }

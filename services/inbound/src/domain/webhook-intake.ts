@@ -9,86 +9,92 @@ const GATHER_MS = 2;
 /** The most webhooks stored in one batch. */
 const BATCH = 50;
 /**
- * How long a published event waits at most for others to be marked published with it; a fifth
- * of the relay's grace when that is shorter, so that the relay does not take an event whose mark
- * is still waiting.
+ * Batches under way at once. A batch waits mostly for the broker's confirms (tens of
+ * milliseconds under load), and the gateway hands over up to 64 webhooks at a time and waits
+ * for all of their answers: two batches side by side take such a hand-over in one wait. Their
+ * publishes still leave in the order the batches started, so statuses keep theirs.
  */
-const MARK_GATHER_MS = 500;
-/** The most events marked published in one batch of writes. */
-const MARK_BATCH = 500;
+const CONCURRENCY = 2;
+/**
+ * How long a batch waits at most for the broker's confirms before it is stored for the relay
+ * instead: the provider's answer does not wait long for a broker that is gone or stalled.
+ */
+const PUBLISH_WAIT_MS = 2_000;
+
+/** How many webhooks the intake remembers having taken (their ids and outcomes). */
+const RECENT_MAX = 10_000;
+
+/** What became of a webhook: stored, or the same bytes as one stored before. */
+type Accepted = { duplicate: boolean };
 
 /**
- * The provider's webhooks, stored in batches: each request is answered once its batch is stored
- * (one insert for the batch), then the batch's broker messages are published side by side and
- * the events marked published together. A publish that fails leaves its event to the relay.
+ * The provider's webhooks, in batches: each batch's broker messages are published first, side by
+ * side, then the batch is stored in one insert, the events the broker confirmed already marked
+ * published, and only then is each request answered. So a webhook is written once: the row is
+ * never updated after it. When the broker is down, or does not confirm within PUBLISH_WAIT_MS,
+ * the events are stored unpublished and the relay publishes them. A crash after the publish and
+ * before the store leaves the provider unanswered: it sends the webhook again, which is published
+ * again under the same ids (they come from the bytes) and which consumers deduplicate.
  */
 export function createWebhookIntake(deps: {
   store: InboundEventStore;
   broker: Broker;
   logger: Logger;
-  /** How long the relay leaves an event to its own publication (RELAY_GRACE_MS). */
-  relayGraceMs: number;
 }) {
-  const publishing = new Set<Promise<void>>();
-  // Marks of many intake batches in one write: at a few webhooks per batch, marking each batch
-  // on its own was half of inbound's database commands. An event whose mark is lost (a crash)
-  // is published again by the relay, which is harmless.
-  const marks = createBatcher<string, void>({
-    maxItems: MARK_BATCH,
-    maxWaitMs: Math.min(MARK_GATHER_MS, Math.floor(deps.relayGraceMs / 5)),
-    async run(ids) {
-      await deps.store.markManyPublished(ids, new Date());
-      return ids.map(() => undefined);
-    },
-  });
-  const markPublished = async (ids: string[]) => {
-    await Promise.all(ids.map((id) => marks.add(id)));
-  };
-
-  function publishInBackground(events: InboundEvent[]): void {
-    if (events.length === 0) return;
-    const work = publishEvents(deps.broker, markPublished, events)
-      .then(({ failed }) => {
-        if (failed.length > 0) {
-          deps.logger.warn({ err: failed[0], events: failed.length }, 'publish deferred to relay');
-        }
-      })
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'publish deferred to relay'))
-      .finally(() => publishing.delete(work));
-    publishing.add(work);
+  async function publishFirst(events: InboundEvent[]): Promise<Set<string>> {
+    const due = events.filter((event) => event.pending.length > 0 && !event.published_at);
+    if (due.length === 0) return new Set();
+    if (!deps.broker.isConnected()) {
+      deps.logger.warn({ events: due.length }, 'broker unavailable: publish left to the relay');
+      return new Set();
+    }
+    const { published, failed } = await publishEvents(deps.broker, due, PUBLISH_WAIT_MS);
+    if (failed.length > 0) {
+      deps.logger.warn(
+        { err: failed[0], events: due.length - published.length },
+        'publish left to the relay',
+      );
+    }
+    return new Set(published.map((event) => event._id));
   }
 
   const intake = createBatcher<InboundEvent, { event: InboundEvent; duplicate: boolean }>({
     maxItems: BATCH,
     maxWaitMs: GATHER_MS,
+    concurrency: CONCURRENCY,
     async run(events) {
-      const outcomes = await deps.store.insertManyOnce(events);
-      // After the answers: the provider waits for nobody. The relay covers a crash before this.
-      setImmediate(() =>
-        publishInBackground(
-          outcomes.flatMap((outcome) =>
-            outcome instanceof Error ||
-            outcome.duplicate ||
-            outcome.event.pending.length === 0 ||
-            outcome.event.published_at
-              ? []
-              : [outcome.event],
-          ),
-        ),
+      const published = await publishFirst(events);
+      const now = new Date();
+      return deps.store.insertManyOnce(
+        events.map((event) => (published.has(event._id) ? { ...event, published_at: now } : event)),
       );
-      return outcomes;
     },
   });
 
+  // The webhooks this process took lately, by id, while under way and after (their outcome only,
+  // not their bodies): the provider's second delivery of one (the same bytes) waits for the first
+  // and is answered as it was, without being published again. Another replica, or this one after
+  // a restart, publishes it again under the same ids, which consumers deduplicate.
+  const recent = new Map<string, Promise<Accepted>>();
+  function accept(channel: InboundChannel, rawBody: Buffer): Promise<Accepted> {
+    const event = inboundEventOf(channel, rawBody);
+    const first = recent.get(event._id);
+    if (first) return first.then(() => ({ duplicate: true }));
+    const accepted = intake.add(event).then(({ duplicate }) => ({ duplicate }));
+    recent.set(event._id, accepted);
+    if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!);
+    // A webhook that failed is taken again in full when it comes back.
+    accepted.catch(() => {
+      if (recent.get(event._id) === accepted) recent.delete(event._id);
+    });
+    return accepted;
+  }
+
   return {
-    /** Stores a verified webhook; a second arrival of the same bytes answers the first one. */
-    accept: (channel: InboundChannel, rawBody: Buffer) =>
-      intake.add(inboundEventOf(channel, rawBody)),
-    /** Waits for the publications under way (at shutdown). */
-    async drain(): Promise<void> {
-      await Promise.all([...publishing]);
-      await marks.drain();
-    },
+    /** Publishes and stores a verified webhook; a second arrival of the same bytes answers as the first. */
+    accept,
+    /** Waits for the batches under way (at shutdown). */
+    drain: () => intake.drain(),
   };
 }
 

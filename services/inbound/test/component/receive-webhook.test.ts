@@ -3,19 +3,23 @@ import { connect, type Channel as AmqpChannel, type ChannelModel } from 'amqplib
 import {
   EXCHANGES,
   InboundChannelResponseSchema,
+  ROUTING_KEYS,
   ProviderQueueMessageSchema,
   RECEIVE_BATCH_MAX_ITEMS,
   RECEIVE_BATCH_PATH,
   ReceiveBatchRequestSchema,
   ReceiveBatchResponseSchema,
   providerEventsOf,
+  type InboundChannel,
   type ProviderEventMessage,
 } from '@switchboard/contracts';
 import type { RunningService } from '@switchboard/service-kit';
+import { managementUrlOf } from '../../../../scripts/rabbitmq-admin';
 import { inboundConfigSchema, type InboundConfig } from '../../src/config';
 import { startService } from '../../src/start-service';
 import { createInboundEventStore } from '../../src/data-access/inbound-event-store';
-import { inboundEventOf } from '../../src/domain/accept-webhook';
+import { inboundEventIdOf, inboundEventOf } from '../../src/domain/accept-webhook';
+import { createWebhookIntake } from '../../src/domain/webhook-intake';
 import {
   createContractStub,
   stopInOrder,
@@ -23,9 +27,11 @@ import {
   type ContractStub,
 } from '../../../../test/support/contract-stub';
 import {
+  AMQP_URL,
   MONGODB_URL,
   dropDatabasesWithPrefix,
   isolatedAmqpUrl,
+  rabbitAdmin,
   randomSecret,
   uniquePrefix,
 } from '../../../../test/support/test-infra';
@@ -39,6 +45,7 @@ let messaging: ContractStub;
 let inbound: RunningService<InboundConfig>;
 let amqp: ChannelModel;
 let tap: AmqpChannel;
+let tapQueue: string;
 /** Each provider event published, a batch's statuses one by one. */
 const published: { routingKey: string; message: ProviderEventMessage }[] = [];
 /** The broker messages themselves: how many events each carried. */
@@ -103,7 +110,11 @@ beforeAll(async () => {
   amqp = await connect(vhost.url);
   tap = await amqp.createChannel();
   const { queue } = await tap.assertQueue('', { exclusive: true });
-  await tap.bindQueue(queue, EXCHANGES.provider, '#');
+  tapQueue = queue;
+  // Each key on its own, so that a test can leave one unrouted (its publishes then fail).
+  for (const key of Object.values(ROUTING_KEYS.provider)) {
+    await tap.bindQueue(queue, EXCHANGES.provider, key);
+  }
   await tap.consume(queue, (msg) => {
     if (!msg) return;
     const routingKey = msg.fields.routingKey;
@@ -143,6 +154,31 @@ async function waitFor<T>(
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+const findEvent = (id: string) => createInboundEventStore(inbound.db).findById(id);
+
+/** Makes a stored event older than the relay's grace, as time would. */
+const backdate = (id: string) =>
+  inbound.db
+    .collection('inbound_events')
+    .updateOne({ _id: id as never }, { $set: { received_at: new Date(Date.now() - 60_000) } });
+
+/** Sets (or, with undefined, lifts) how many connections the broker lets into the vhost. */
+async function connectionLimit(vhostName: string, limit: number | undefined): Promise<void> {
+  const base = new URL(managementUrlOf(AMQP_URL));
+  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`;
+  base.username = '';
+  base.password = '';
+  const response = await fetch(
+    `${base.origin}/api/vhost-limits/${encodeURIComponent(vhostName)}/max-connections`,
+    {
+      method: limit === undefined ? 'DELETE' : 'PUT',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: limit === undefined ? undefined : JSON.stringify({ value: limit }),
+    },
+  );
+  if (!response.ok) throw new Error(`vhost limit: ${response.status} ${await response.text()}`);
 }
 
 let sequence = 0;
@@ -193,6 +229,11 @@ describe('inbound webhook (the published inbound webhook)', () => {
     const body = webhookBody("J'ai mangé des pâtes みどりいろ 👍");
     const response = await post(directUrl(), body);
     expect(response.status).toBe(200);
+    // Published before it was stored: the row written before the answer is already marked
+    // published, and is never written again.
+    const stored = await inbound.db.collection('inbound_events').findOne({ raw_body: body });
+    expect(stored?.published_at).toBeInstanceOf(Date);
+    expect(stored?.pending ?? []).toEqual([]);
 
     const mine = (p: { message: ProviderEventMessage }) =>
       JSON.stringify(p.message.value).includes(`wamid.in${sequence}"`) ||
@@ -213,14 +254,13 @@ describe('inbound webhook (the published inbound webhook)', () => {
     expect(inboundMessage.value.statuses).toBeUndefined();
     expect(JSON.stringify(inboundMessage.value)).toContain('mangé des pâtes みどりいろ 👍');
 
-    // Marked published once the broker confirmed it (marks of many webhooks written together).
-    const stored = await waitFor(async () => {
-      const event = await inbound.db
-        .collection('inbound_events')
-        .findOne({ _id: inboundMessage.inbound_event_id as never });
-      return event?.published_at ? event : undefined;
-    });
-    expect(stored).toMatchObject({ state: 'accepted', raw_body: body, pending: [] });
+    // Its id comes from its bytes, and so do its messages' ids (a retry is known downstream).
+    const id = inboundEventIdOf(org.organization.company_id, sha256(body));
+    expect(messages.map((m) => m.message.id).sort()).toEqual([
+      `${id}:0:0:provider.message`,
+      `${id}:0:0:provider.status`,
+    ]);
+    expect(stored).toMatchObject({ _id: id, state: 'accepted', raw_body: body });
 
     // The copy of the channel inbound keeps to verify without messaging holds its secrets sealed.
     const copies = await inbound.db.collection('channel_copies').find().toArray();
@@ -383,7 +423,118 @@ describe('inbound webhook (the published inbound webhook)', () => {
     }
   });
 
-  test('when a webhook was stored and never published (crash after the write), then the relay publishes its message and status from the raw body, stored once', async () => {
+  test('when a publish fails, then the webhook is still answered and stored unpublished, and the relay publishes it once it can', async () => {
+    const body =
+      `{"object":"whatsapp_business_account","entry":[{"id":"${'1'.repeat(15)}","changes":[{"field":"message_template_status_update",` +
+      `"value":{"event":"APPROVED","message_template_id":${Date.now()},"message_template_name":"hello","message_template_language":"en_US","reason":"NONE"}}]}]}`;
+    // Nothing takes template statuses for a while: their publishes come back unroutable.
+    await tap.unbindQueue(tapQueue, EXCHANGES.provider, ROUTING_KEYS.provider.templateStatus);
+    let id: string;
+    try {
+      expect((await post(directUrl(), body)).status).toBe(200);
+      const stored = await inbound.db.collection('inbound_events').findOne({ raw_body: body });
+      expect(stored).toMatchObject({ state: 'accepted', published_at: null });
+      id = String(stored!._id);
+    } finally {
+      await tap.bindQueue(tapQueue, EXCHANGES.provider, ROUTING_KEYS.provider.templateStatus);
+    }
+    await backdate(id);
+    const relayed = await waitFor(() => published.find((p) => p.message.inbound_event_id === id));
+    expect(relayed.routingKey).toBe('provider.template_status');
+    expect(relayed.message.id).toBe(`${id}:0:0:provider.template_status`);
+    await waitFor(async () => ((await findEvent(id))?.published_at ? true : undefined));
+    expect(published.filter((p) => p.message.inbound_event_id === id)).toHaveLength(1);
+  });
+
+  test('when the broker is down, then the webhook is answered and stored unpublished, and the relay publishes it once the broker is back', async () => {
+    const vhostName = decodeURIComponent(new URL(vhost.url).pathname.slice(1));
+    const body = webhookBody('while the broker is down');
+    let id: string;
+    // The broker refuses inbound's connections until the limit is lifted.
+    await connectionLimit(vhostName, 0);
+    try {
+      await rabbitAdmin.closeConnections(
+        (connection) => connection.vhost === vhostName && connection.connectionName === 'inbound',
+      );
+      await waitFor(() => (inbound.broker!.isConnected() ? undefined : true));
+      expect((await post(directUrl(), body)).status).toBe(200);
+      const stored = await inbound.db.collection('inbound_events').findOne({ raw_body: body });
+      expect(stored).toMatchObject({ state: 'accepted', published_at: null });
+      id = String(stored!._id);
+    } finally {
+      await connectionLimit(vhostName, undefined);
+    }
+    await backdate(id);
+    const relayed = await waitFor(() => {
+      const found = published.filter((p) => p.message.inbound_event_id === id);
+      return found.length === 2 ? found : undefined;
+    }, 45_000);
+    expect(relayed.map((p) => p.message.id).sort()).toEqual([
+      `${id}:0:0:provider.message`,
+      `${id}:0:0:provider.status`,
+    ]);
+    await waitFor(async () => ((await findEvent(id))?.published_at ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(published.filter((p) => p.message.inbound_event_id === id)).toHaveLength(2);
+  }, 60_000);
+
+  test("when inbound dies after publishing a webhook and before storing it, then the provider's retry is published again under the same ids and stored once", async () => {
+    const body = webhookBody('published, then a crash');
+    const id = inboundEventIdOf(org.organization.company_id, sha256(body));
+    const ofThisWebhook = () => published.filter((p) => p.message.inbound_event_id === id);
+    // The process that dies: its publishes reach the broker, its write never happens, the
+    // provider gets no answer.
+    const store = createInboundEventStore(inbound.db);
+    const dying = createWebhookIntake({
+      store: { ...store, insertManyOnce: () => Promise.reject(new Error('killed')) },
+      broker: inbound.broker!,
+      logger: inbound.logger,
+    });
+    const channel = { company_id: org.organization.company_id } as InboundChannel;
+    await expect(dying.accept(channel, Buffer.from(body))).rejects.toThrow('killed');
+    const first = await waitFor(() => (ofThisWebhook().length === 2 ? ofThisWebhook() : undefined));
+    expect(await inbound.db.collection('inbound_events').countDocuments({ raw_body: body })).toBe(
+      0,
+    );
+
+    // The provider sends it again, to inbound alive.
+    expect((await post(directUrl(), body)).status).toBe(200);
+    const both = await waitFor(() => (ofThisWebhook().length >= 4 ? ofThisWebhook() : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ofThisWebhook()).toHaveLength(4);
+    const firstIds = first.map((p) => p.message.id).sort();
+    expect(both.map((p) => p.message.id).sort()).toEqual([...firstIds, ...firstIds].sort());
+    const rows = await inbound.db.collection('inbound_events').find({ raw_body: body }).toArray();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.published_at).toBeInstanceOf(Date);
+  });
+
+  test("when inbound dies after storing a webhook and before answering, then the provider's retry is answered, published again under the same ids and not stored twice", async () => {
+    const body = webhookBody('stored, then a crash');
+    const event = inboundEventOf(
+      { company_id: org.organization.company_id } as InboundChannel,
+      Buffer.from(body),
+    );
+    // What the dead process wrote: the row, published.
+    const [outcome] = await createInboundEventStore(inbound.db).insertManyOnce([
+      { ...event, published_at: new Date() },
+    ]);
+    expect(outcome).toMatchObject({ duplicate: false });
+
+    expect((await post(directUrl(), body)).status).toBe(200);
+    const again = await waitFor(() => {
+      const found = published.filter((p) => p.message.inbound_event_id === event._id);
+      return found.length === 2 ? found : undefined;
+    });
+    expect(again.map((p) => p.message.id).sort()).toEqual(
+      event.pending.map((item) => item.message_id).sort(),
+    );
+    expect(await inbound.db.collection('inbound_events').countDocuments({ raw_body: body })).toBe(
+      1,
+    );
+  });
+
+  test('when a webhook was stored unpublished (the broker down when it came), then the relay publishes its message and status from the raw body, stored once', async () => {
     const store = createInboundEventStore(inbound.db);
     const body = webhookBody('stored before a crash');
     const event = inboundEventOf(
@@ -419,7 +570,7 @@ describe('inbound webhook (the published inbound webhook)', () => {
     expect(stored.state).toBe('accepted');
   });
 
-  test('when an accepted event was never published (crash after the write), then the relay publishes it', async () => {
+  test('when an accepted event of an older version was stored with its publications and never published, then the relay publishes it', async () => {
     const store = createInboundEventStore(inbound.db);
     const id = 'crashed-' + Date.now();
     await store.insertOnce({
@@ -500,10 +651,10 @@ describe("the gateway's batch of webhooks (internal)", () => {
 
     const events = inbound.db.collection('inbound_events');
     for (const body of [good1, good2]) {
-      expect(await events.findOne({ body_sha256: sha256(body) })).toMatchObject({
-        state: 'accepted',
-        raw_body: body,
-      });
+      const stored = await events.findOne({ body_sha256: sha256(body) });
+      expect(stored).toMatchObject({ state: 'accepted', raw_body: body });
+      // Safe when answered: published already, and stored so.
+      expect(stored?.published_at).toBeInstanceOf(Date);
     }
     for (const body of [forged, unsigned, strange]) {
       expect(await events.countDocuments({ body_sha256: sha256(body) })).toBe(0);
