@@ -1,5 +1,5 @@
 import type { EventRelay, Logger, QuotaCounter } from '@switchboard/service-kit';
-import type { CampaignStore } from '../../data-access/campaigns/campaign-store';
+import type { CampaignStore, StoredCampaign } from '../../data-access/campaigns/campaign-store';
 import type { RecipientStore } from '../../data-access/campaigns/recipient-store';
 import type { ServiceClients } from '../../outbound/service-clients';
 
@@ -15,8 +15,11 @@ export interface CampaignsDeps {
   publishCommand(command: unknown, messageId: string): Promise<void>;
   /** Asks the dispatcher to hand a started campaign's messages over now. */
   dispatchSoon(campaign_id: number): void;
-  /** The campaign's counts or status moved: the console hears of it (throttled). */
-  progressChanged(campaign_id: number): void;
+  /**
+   * The campaign's counts or status moved: the console hears of it (throttled); `as`, the
+   * campaign as the change left it, for a status the console must see.
+   */
+  progressChanged(campaign_id: number, as?: StoredCampaign): void;
   logger: Logger;
   dispatchPageSize: number;
 }

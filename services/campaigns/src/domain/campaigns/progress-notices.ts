@@ -40,7 +40,8 @@ export function createProgressNotices(deps: {
   everyMs?: number;
 }) {
   const everyMs = deps.everyMs ?? PROGRESS_NOTICE_EVERY_MS;
-  let noted = new Set<number>();
+  /** Campaigns to announce: read back at the flush, or as a change left them (`as`). */
+  let noted = new Map<number, StoredCampaign | undefined>();
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | undefined;
   let stopped = false;
@@ -49,17 +50,25 @@ export function createProgressNotices(deps: {
 
   async function flush(): Promise<void> {
     timer = undefined;
-    const ids = [...noted];
-    noted = new Set();
-    if (ids.length === 0) return;
+    const entries = [...noted];
+    noted = new Map();
+    if (entries.length === 0) return;
+    // A campaign noted as a change left it goes out as that (its start, say), and is read back at
+    // the next flush: by now it may have moved on, and that notice comes at its turn.
+    const given = entries.flatMap(([, as]) => (as ? [as] : []));
+    const toRead = entries.flatMap(([id, as]) => (as ? [] : [id]));
     try {
-      const campaigns = await deps.findMany(ids);
+      const campaigns = [...given, ...(toRead.length > 0 ? await deps.findMany(toRead) : [])];
       const now = new Date();
       lastStampedAt = now.getTime();
       await Promise.all(campaigns.map((campaign) => deps.publish(campaignProgress(campaign, now))));
     } catch (error) {
-      deps.logger.warn({ err: error, campaigns: ids.length }, 'campaign progress not published');
+      deps.logger.warn(
+        { err: error, campaigns: entries.length },
+        'campaign progress not published',
+      );
     }
+    for (const as of given) if (!noted.has(as.id)) noted.set(as.id, undefined);
   }
 
   // The first change after a quiet spell goes out at once (a short campaign's `started` is seen
@@ -76,9 +85,13 @@ export function createProgressNotices(deps: {
   }
 
   return {
-    /** The campaign's counts or status moved. */
-    changed(campaign_id: number): void {
-      noted.add(campaign_id);
+    /**
+     * The campaign's counts or status moved. `as` is the campaign as this change left it, given
+     * for a status the console must see (a start): its notice says that, not what a read a moment
+     * later finds, by when a short campaign may have completed.
+     */
+    changed(campaign_id: number, as?: StoredCampaign): void {
+      noted.set(campaign_id, as ?? noted.get(campaign_id));
       if (!flushing) schedule();
     },
 

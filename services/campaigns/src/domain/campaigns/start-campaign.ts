@@ -94,7 +94,13 @@ export async function startCampaign(
       [campaignStarted(campaign, total, now)],
     );
     if (!started) throw new AppError('conflict', `id: campaign ${id} changed while starting`);
-    deps.progressChanged(id);
+    deps.progressChanged(id, {
+      ...campaign,
+      status: 'started',
+      start_step: 'none',
+      started_at: now,
+      total_contacts: total,
+    });
   } catch (error) {
     await giveBackStart(deps, campaign.company_id, attempt, month);
     await deps.campaigns.resetStart(id);
