@@ -91,9 +91,7 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true }),
 };
 
-class WebhookTimeout extends Error {
-  override readonly name = 'TimeoutError';
-}
+class WebhookTimeout extends Error {}
 
 /**
  * One POST of the signed bytes: never follows a redirect (a 3xx is an answer, not success),
@@ -145,11 +143,6 @@ function post(
 }
 
 function describeFailure(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as Error & { cause?: unknown }).cause;
-    if (error.name === 'TimeoutError') return 'timeout';
-    if (cause instanceof Error) return `${error.message}: ${cause.message}`;
-    return error.message;
-  }
-  return String(error);
+  if (error instanceof WebhookTimeout) return 'timeout';
+  return error instanceof Error ? error.message : String(error);
 }
