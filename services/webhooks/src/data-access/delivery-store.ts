@@ -70,6 +70,76 @@ export interface StoredDeliveryLog {
 
 export const logIdFor = (deliveryId: string, attempt: number) => `${deliveryId}:${attempt}`;
 
+/** An event's delivery to one webhook: `<event id>.<webhook id>`. */
+export const eventDeliveryId = (eventId: string, webhookId: number) => `${eventId}.${webhookId}`;
+
+/**
+ * A log row as stored: one is written for every attempt, so it leaves out what its `_id` already
+ * says (`<delivery id>:<attempt>`), the event id when the delivery id says it (an event's
+ * delivery), and the outcome fields that are null. Rows written before carry them all;
+ * {@link fullLog} puts them back on reading, so every reader sees a whole row.
+ */
+type StoredLogDocument = Omit<
+  StoredDeliveryLog,
+  | 'delivery_id'
+  | 'attempt'
+  | 'event_id'
+  | 'response_status'
+  | 'response_body'
+  | 'error'
+  | 'duration_ms'
+> &
+  Partial<StoredDeliveryLog>;
+
+function compactLog(row: StoredDeliveryLog): StoredLogDocument {
+  const stored: StoredLogDocument = {
+    _id: row._id,
+    webhook_id: row.webhook_id,
+    company_id: row.company_id,
+    event: row.event,
+    max_attempts: row.max_attempts,
+    state: row.state,
+    created_at: row.created_at,
+  };
+  if (logIdFor(row.delivery_id, row.attempt) !== row._id) {
+    stored.delivery_id = row.delivery_id;
+    stored.attempt = row.attempt;
+  }
+  if (eventDeliveryId(row.event_id, row.webhook_id) !== row.delivery_id) {
+    stored.event_id = row.event_id;
+  }
+  if (row.response_status !== null) stored.response_status = row.response_status;
+  if (row.response_body !== null) stored.response_body = row.response_body;
+  if (row.error !== null) stored.error = row.error;
+  if (row.duration_ms !== null) stored.duration_ms = row.duration_ms;
+  return stored;
+}
+
+/** A stored log row, compact or whole, as the whole row. */
+function fullLog(stored: StoredLogDocument): StoredDeliveryLog {
+  const cut = stored._id.lastIndexOf(':');
+  const delivery_id = stored.delivery_id ?? stored._id.slice(0, cut);
+  const suffix = `.${stored.webhook_id}`;
+  return {
+    _id: stored._id,
+    webhook_id: stored.webhook_id,
+    company_id: stored.company_id,
+    delivery_id,
+    event_id:
+      stored.event_id ??
+      (delivery_id.endsWith(suffix) ? delivery_id.slice(0, -suffix.length) : delivery_id),
+    event: stored.event,
+    attempt: stored.attempt ?? Number(stored._id.slice(cut + 1)),
+    max_attempts: stored.max_attempts,
+    state: stored.state,
+    response_status: stored.response_status ?? null,
+    response_body: stored.response_body ?? null,
+    error: stored.error ?? null,
+    duration_ms: stored.duration_ms ?? null,
+    created_at: stored.created_at,
+  };
+}
+
 const deliverySchema = new Schema<StoredDelivery>(
   {
     _id: { type: String, required: true },
@@ -100,21 +170,22 @@ const eventPayloadSchema = new Schema<StoredEventPayload>(
 // A deleted webhook's share of the payloads is found by its id.
 eventPayloadSchema.index({ webhook_ids: 1 });
 
-const logSchema = new Schema<StoredDeliveryLog>(
+const logSchema = new Schema<StoredLogDocument>(
   {
     _id: { type: String, required: true },
     webhook_id: { type: Number, required: true },
     company_id: { type: Number, required: true },
-    delivery_id: { type: String, required: true },
-    event_id: { type: String, required: true },
+    // Left out of rows whose `_id` (and delivery id) say them; see compactLog.
+    delivery_id: { type: String },
+    event_id: { type: String },
     event: { type: String, enum: EVENT_NAMES, required: true },
-    attempt: { type: Number, required: true },
+    attempt: { type: Number },
     max_attempts: { type: Number, required: true },
     state: { type: String, enum: DELIVERY_LOG_STATES, required: true },
-    response_status: { type: Number, default: null },
-    response_body: { type: String, default: null },
-    error: { type: String, default: null },
-    duration_ms: { type: Number, default: null },
+    response_status: { type: Number },
+    response_body: { type: String },
+    error: { type: String },
+    duration_ms: { type: Number },
     created_at: { type: Date, required: true, index: true },
   },
   { collection: 'delivery_logs', versionKey: false, _id: false },
@@ -128,7 +199,7 @@ logSchema.index({ webhook_id: 1, created_at: -1 });
 export function createDeliveryStore(db: Connection) {
   const Deliveries = db.model<StoredDelivery>('Delivery', deliverySchema);
   const EventPayloads = db.model<StoredEventPayload>('EventPayload', eventPayloadSchema);
-  const Logs = db.model<StoredDeliveryLog>('DeliveryLog', logSchema);
+  const Logs = db.model<StoredLogDocument>('DeliveryLog', logSchema);
   // An event's payload is written before its first attempts, so when the database is idle its
   // batch waits for no timer: it goes at the end of the turn that brought the event (with the
   // events of the same socket read). While a payload insert is under way the next ones gather
@@ -181,7 +252,7 @@ export function createDeliveryStore(db: Connection) {
     /** Records an attempt; null when that attempt was recorded already (a duplicate ran it). */
     async insertLog(row: Omit<StoredDeliveryLog, '_id'>): Promise<StoredDeliveryLog | null> {
       const stored = { _id: logIdFor(row.delivery_id, row.attempt), ...row };
-      return (await logInserts.insert(stored)) === 'inserted' ? stored : null;
+      return (await logInserts.insert(compactLog(stored))) === 'inserted' ? stored : null;
     },
 
     async deleteLog(id: string): Promise<void> {
@@ -203,15 +274,16 @@ export function createDeliveryStore(db: Connection) {
           .sort({ created_at: -1, _id: -1 })
           .skip((query.page - 1) * query.limit)
           .limit(query.limit)
-          .lean<StoredDeliveryLog[]>()
+          .lean<StoredLogDocument[]>()
           .exec(),
         Logs.countDocuments(filter).exec(),
       ]);
-      return { rows, total };
+      return { rows: rows.map(fullLog), total };
     },
 
-    findLog(webhook_id: number, id: string): Promise<StoredDeliveryLog | null> {
-      return Logs.findOne({ _id: id, webhook_id }).lean<StoredDeliveryLog>().exec();
+    async findLog(webhook_id: number, id: string): Promise<StoredDeliveryLog | null> {
+      const stored = await Logs.findOne({ _id: id, webhook_id }).lean<StoredLogDocument>().exec();
+      return stored && fullLog(stored);
     },
 
     /**

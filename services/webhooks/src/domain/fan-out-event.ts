@@ -3,7 +3,7 @@ import {
   type BrokerEvent,
   type WebhookDeliveryMessage,
 } from '@switchboard/contracts';
-import { eventPayloadId, type DeliveryStore } from '../data-access/delivery-store';
+import { eventDeliveryId, eventPayloadId, type DeliveryStore } from '../data-access/delivery-store';
 import type { WebhookStore } from '../data-access/webhook-store';
 import { deliveryMessage, type DeliveryRef } from './attempt-delivery';
 
@@ -19,7 +19,7 @@ export interface FanOutDeps {
 }
 
 /** One event and one webhook make one delivery, whatever the number of times the event arrives. */
-export const eventDeliveryId = (eventId: string, webhookId: number) => `${eventId}.${webhookId}`;
+export { eventDeliveryId };
 
 /**
  * An event from `svc.events` becomes one delivery per active webhook of its organization that

@@ -114,6 +114,26 @@ describe('delivery of events to subscribed webhooks', () => {
     }
     // The envelope was serialized once: both endpoints got the same bytes.
     expect(endpoint.requests[0]!.body.equals(second.requests[0]!.body)).toBe(true);
+    // On the wire, every header in this order and spelling, and nothing else.
+    const { rawHeaders, body } = endpoint.requests[0]!;
+    const names = rawHeaders.filter((_, index) => index % 2 === 0);
+    expect(names).toEqual([
+      'Content-Type',
+      'User-Agent',
+      'X-Webhook-Event',
+      'X-Webhook-Signature',
+      'X-Webhook-Id',
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+      'Content-Length',
+      'Host',
+      'Connection',
+    ]);
+    const value = (name: string) => rawHeaders[rawHeaders.indexOf(name) + 1];
+    expect(value('Content-Length')).toBe(String(body.length));
+    expect(value('Host')).toBe(new URL(endpoint.url).host);
+    expect(value('Connection')).toBe('keep-alive');
   });
 
   test('when events are not subscribed, belong to another organization or reach a paused webhook, then nothing is delivered', async () => {
@@ -153,6 +173,82 @@ describe('delivery of events to subscribed webhooks', () => {
     await sleep(300);
     expect(endpoint.requests).toHaveLength(2);
     expect((await logsOf(harness, companyId, webhook.id)).length).toBe(2);
+  });
+});
+
+describe('the delivery log', () => {
+  test('when attempts are logged, then each stored row leaves out what its id says, and the log still answers every field', async () => {
+    let calls = 0;
+    const { companyId, webhook } = await subscribed(() =>
+      ++calls === 1 ? { status: 500, body: 'busy' } : { status: 200, body: 'ok' },
+    );
+    const event = brokerEvent('message_sent', companyId);
+    await harness.publish(event);
+    const logs = await logsWhen(companyId, webhook.id, (found) => found.length === 2);
+
+    const deliveryId = `${event.id}.${webhook.id}`;
+    expect(
+      logs.map(({ payload: _payload, created_at: _at, duration_ms: _ms, ...log }) => log),
+    ).toEqual([
+      {
+        id: `${deliveryId}:2`,
+        delivery_id: deliveryId,
+        event_id: event.id,
+        event: 'message_sent',
+        response_status: 200,
+        response_body: 'ok',
+        error: null,
+        attempt: '2 / 3',
+        state: 'succeeded',
+      },
+      {
+        id: `${deliveryId}:1`,
+        delivery_id: deliveryId,
+        event_id: event.id,
+        event: 'message_sent',
+        response_status: 500,
+        response_body: 'busy',
+        error: 'receiver answered 500',
+        attempt: '1 / 3',
+        state: 'retrying',
+      },
+    ]);
+    // Stored: the delivery, the attempt and the event are in the `_id`, and a null is no field.
+    const stored = await harness.service.db
+      .collection('delivery_logs')
+      .findOne({ _id: `${deliveryId}:2` as never });
+    expect(Object.keys(stored ?? {}).sort()).toEqual([
+      '_id',
+      'company_id',
+      'created_at',
+      'duration_ms',
+      'event',
+      'max_attempts',
+      'response_body',
+      'response_status',
+      'state',
+      'webhook_id',
+    ]);
+  });
+
+  test('when a test delivery is logged, then its event id, which its delivery id does not say, is stored and answered', async () => {
+    const { companyId, webhook } = await subscribed();
+    const answer = await harness.api(companyId, `/developer/webhooks/${webhook.id}/test`, {
+      method: 'POST',
+    });
+    const { log } = answer.body as { log: { id: string; delivery_id: string; event_id: string } };
+    expect(log.event_id).not.toBe(log.delivery_id);
+    const [listed] = await logsOf(harness, companyId, webhook.id);
+    expect(listed).toMatchObject({
+      id: log.id,
+      delivery_id: log.delivery_id,
+      event_id: log.event_id,
+    });
+    const stored = await harness.service.db
+      .collection('delivery_logs')
+      .findOne({ _id: log.id as never });
+    expect(stored).toMatchObject({ event_id: log.event_id });
+    expect(stored).not.toHaveProperty('delivery_id');
   });
 });
 

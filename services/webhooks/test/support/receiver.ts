@@ -9,6 +9,8 @@ import type { AddressInfo, Socket } from 'node:net';
 
 export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
+  /** The header lines as they came, names as spelled on the wire: `[name, value, …]`. */
+  rawHeaders: string[];
   /** The raw bytes, as they came: what the signature covers. */
   body: Buffer;
   at: number;
@@ -72,7 +74,13 @@ export async function startReceiver(behaviour: Behaviour = ok): Promise<Receiver
       const body = Buffer.concat(chunks);
       const given = req.headers['x-webhook-signature'] as string | undefined;
       const verified = receiver.secrets.some((secret) => signatureMatches(secret, body, given));
-      const request: ReceivedRequest = { headers: req.headers, body, at: Date.now(), verified };
+      const request: ReceivedRequest = {
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body,
+        at: Date.now(),
+        verified,
+      };
       requests.push(request);
       if (!verified) {
         res.writeHead(403).end('signature mismatch');
