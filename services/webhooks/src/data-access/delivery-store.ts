@@ -70,7 +70,10 @@ export interface StoredDeliveryLog {
 
 export const logIdFor = (deliveryId: string, attempt: number) => `${deliveryId}:${attempt}`;
 
-/** An event's delivery to one webhook: `<event id>.<webhook id>`. */
+/**
+ * An event's delivery to one webhook, `<event id>.<webhook id>`: one event and one webhook make one
+ * delivery, whatever the number of times the event arrives.
+ */
 export const eventDeliveryId = (eventId: string, webhookId: number) => `${eventId}.${webhookId}`;
 
 /**

@@ -18,9 +18,6 @@ export interface FanOutDeps {
   now?: () => Date;
 }
 
-/** One event and one webhook make one delivery, whatever the number of times the event arrives. */
-export { eventDeliveryId };
-
 /**
  * An event from `svc.events` becomes one delivery per active webhook of its organization that
  * subscribes to it: the envelope serialized once and stored once for all of them, then the

@@ -118,7 +118,7 @@ function post(agent: http.Agent, target: Target, request: AttemptRequest): Promi
     const outgoing = target.transport.request({
       ...target.options,
       agent,
-      headers: rawHeaders(request, target.hostHeader),
+      headers: { ...request.headers, 'Content-Length': String(request.body.length) },
     });
     const timer = setTimeout(() => {
       timedOut = true;
@@ -144,24 +144,8 @@ function post(agent: http.Agent, target: Target, request: AttemptRequest): Promi
   });
 }
 
-/**
- * The request's headers as Node's flat `[name, value, …]` list, in the order and spelling Node
- * writes them for a headers object (the attempt's, then Content-Length, then Host): a list is
- * written as it is, without Node's per-header checks and bookkeeping of `setHeader`, which cost
- * more than the signing. The names and values are ours (fixed names, hex/base64/ids), so the
- * checks have nothing to find. Node adds `Connection: keep-alive` after them either way.
- */
-function rawHeaders(request: AttemptRequest, hostHeader: string): string[] {
-  const raw: string[] = [];
-  for (const name in request.headers) raw.push(name, request.headers[name]!);
-  raw.push('Content-Length', String(request.body.length), 'Host', hostHeader);
-  return raw;
-}
-
 /** A webhook URL parsed once: what Node's request needs of it, and why it may not be called. */
 interface Target {
-  /** What Node would send as `Host` for this URL: the host, and the port unless the default. */
-  hostHeader: string;
   protocol: string;
   transport: typeof http | typeof https;
   options: http.RequestOptions;
@@ -234,7 +218,6 @@ export function createWebhookHttpClient(options: WebhookHttpClientOptions) {
     if (!target) {
       const url = new URL(text);
       target = {
-        hostHeader: url.host,
         protocol: url.protocol,
         transport: url.protocol === 'https:' ? https : http,
         options: { ...urlToHttpOptions(url), method: 'POST' },
