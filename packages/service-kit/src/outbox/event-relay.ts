@@ -107,7 +107,10 @@ export function createEventRelay(options: EventRelayOptions) {
   let sweeping: Promise<void> | undefined;
   let stopped = false;
   const countSweep = jobRunCounter(EVENT_RELAY_LEASE);
-  /** Records written in this turn of the event loop, per source, relayed together at its end. */
+  /**
+   * Records handed over and not relayed yet, per source: relayed together at the end of this turn
+   * of the event loop, or `gatherMs` after the first of them.
+   */
   const gathering = new Map<OutboxSource, { id: string; events: BrokerEvent[] }[]>();
   let gathered: Promise<void> | undefined;
   /** Relays what gathered (at the end of the turn, after `gatherMs`, or at once on stop). */
