@@ -51,6 +51,9 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
+/** A call slower than this is counted by the second it started in (where a run's tail came from). */
+const SLOW_MS = 100;
+
 /**
  * Runs `count` calls with `concurrency` in flight; counts 2xx answers and their latencies. With
  * `ratePerSecond`, call i starts at i/rate seconds whatever the earlier ones are doing (open
@@ -59,6 +62,8 @@ function percentile(values, p) {
 async function load(label, count, concurrency, call, ratePerSecond = 0) {
   const latencies = [];
   const failures = new Map();
+  /** Calls slower than SLOW_MS, by the second of the run they started in. */
+  const slow = new Map();
   let next = 0;
   const started = process.hrtime.bigint();
   const dueAt = (index) => started + BigInt(Math.round((index * 1e9) / ratePerSecond));
@@ -74,6 +79,10 @@ async function load(label, count, concurrency, call, ratePerSecond = 0) {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (answer.status >= 200 && answer.status < 300) latencies.push(ms);
       else failures.set(answer.status, (failures.get(answer.status) ?? 0) + 1);
+      if (ms > SLOW_MS) {
+        const second = Math.floor(Number(t0 - started) / 1e9);
+        slow.set(second, (slow.get(second) ?? 0) + 1);
+      }
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -91,6 +100,13 @@ async function load(label, count, concurrency, call, ratePerSecond = 0) {
   console.log(
     `  ${label}: ${row['accepted/s']}/s, p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms`,
   );
+  if (slow.size > 0) {
+    const worst = [...slow].sort((a, b) => b[1] - a[1]).slice(0, 8);
+    console.log(
+      `  calls over ${SLOW_MS} ms by the second they started in (worst first): ` +
+        worst.map(([second, n]) => `${second}s ${n}`).join(', '),
+    );
+  }
   return row;
 }
 

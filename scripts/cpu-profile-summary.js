@@ -2,7 +2,11 @@
 // and per module (a node_modules package, one of our packages or services, or Node itself), and
 // per module that asked for the work (a socket write charged to the driver that wrote).
 //
-//   node scripts/cpu-profile-summary.js <file.cpuprofile>... [--top N]
+//   node scripts/cpu-profile-summary.js <file.cpuprofile>... [--top N] [--window <window.json>]
+//
+// With --window (the send benchmark writes window.json beside the profiles: its measured window
+// on the profiles' monotonic clock, and the sends in it), only the samples taken in that window
+// count, and each figure is also given as ms per send.
 //
 // The benchmarks write such files with CPU_PROF_DIR (see services/messaging/bench). Idle and
 // garbage collection are the profiler's own pseudo-frames and shown as such.
@@ -26,11 +30,14 @@ function moduleOf(url) {
 }
 
 /** Self time in ms per function and per module, from one profile's samples. */
-function summarize(profile) {
+function summarize(profile, window) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMs = new Map();
   const intervals = profile.timeDeltas;
+  let at = profile.startTime;
   profile.samples.forEach((id, i) => {
+    at += intervals[i];
+    if (window && (at < window.startUs || at > window.endUs)) return;
     const next = intervals[i + 1] ?? 0;
     selfMs.set(id, (selfMs.get(id) ?? 0) + next / 1000);
   });
@@ -65,7 +72,7 @@ function summarize(profile) {
   return { total, byFunction, byModule, byCaller };
 }
 
-function top(map, total, n) {
+function top(map, total, n, sends) {
   return [...map]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
@@ -73,6 +80,7 @@ function top(map, total, n) {
       name,
       'self ms': Math.round(ms),
       '%': Number(((100 * ms) / total).toFixed(1)),
+      ...(sends ? { 'ms per send': Number((ms / sends).toFixed(3)) } : {}),
     }));
 }
 
@@ -80,19 +88,24 @@ if (require.main === module) {
   const args = process.argv.slice(2);
   const topAt = args.indexOf('--top');
   const n = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 15;
+  const windowAt = args.indexOf('--window');
+  const window =
+    windowAt >= 0 ? JSON.parse(fs.readFileSync(args.splice(windowAt, 2)[1], 'utf8')) : undefined;
+  const sends = window?.sends;
   for (const file of args) {
     const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const { total, byFunction, byModule, byCaller } = summarize(profile);
+    const { total, byFunction, byModule, byCaller } = summarize(profile, window);
     // Which process: the module of any frame from a dist/main.js.
     const main = profile.nodes.find((node) => /\/dist\/main\.js$/.test(node.callFrame.url));
     const name = main ? moduleOf(main.callFrame.url) : '?';
-    console.log(`\n${path.basename(file)}: ${name}, ${Math.round(total)} ms busy`);
+    const perSend = sends ? `, ${(total / sends).toFixed(2)} ms per send` : '';
+    console.log(`\n${path.basename(file)}: ${name}, ${Math.round(total)} ms busy${perSend}`);
     console.log('self time by module:');
-    console.table(top(byModule, total, n));
+    console.table(top(byModule, total, n, sends));
     console.log("self time by the module that asked (Node's and V8's work charged to its caller):");
-    console.table(top(byCaller, total, n));
+    console.table(top(byCaller, total, n, sends));
     console.log('self time by function:');
-    console.table(top(byFunction, total, n));
+    console.table(top(byFunction, total, n, sends));
   }
 }
 

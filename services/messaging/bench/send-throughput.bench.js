@@ -363,16 +363,6 @@ async function main() {
           message: `${label} ${i}`,
         });
 
-      // Warm-up: contacts for every phone, JIT, connection pools; its events drain before the run.
-      // Closed loop at CONCURRENCY even when paced: a warm-up is not a measurement.
-      await loadWith(
-        'warm-up (not counted)',
-        Math.min(PHONES, SENDS),
-        CONCURRENCY,
-        send('warm-up'),
-      );
-      await drain(receiver, { quietMs: 3000, timeoutMs: DRAIN_TIMEOUT_MS });
-
       const mode = RATE > 0 ? `paced at ${RATE}/s` : `${CONCURRENCY} in flight`;
       console.log(
         `\n${SENDS} sends, ${mode}, ${PHONES} recipients, statuses ${STATUSES ? 'on' : 'off'}:`,
@@ -404,6 +394,19 @@ async function main() {
       );
       if (STATUSES) await http.del(`${simulator}/sim/faults`);
 
+      // Warm-up: contacts for every phone, JIT, connection pools; its events drain before the run.
+      // Closed loop at CONCURRENCY even when paced: a warm-up is not a measurement. Right before
+      // the run (after the baseline), so that the contacts it leaves in messaging's cache are
+      // seconds old when the run starts, not about to expire: after a 30 s baseline they expired
+      // in the run's first seconds, and every recipient's next send waited for contacts at once.
+      await loadWith(
+        'warm-up (not counted)',
+        Math.min(PHONES, SENDS),
+        CONCURRENCY,
+        send('warm-up'),
+      );
+      await drain(receiver, { quietMs: 3000, timeoutMs: DRAIN_TIMEOUT_MS });
+
       // The measured window: from the first send to the last webhook event it caused.
       receiver.reset();
       const brokerBefore = await brokerStats();
@@ -413,6 +416,7 @@ async function main() {
       const rowsBefore = await dbCommands(metricsUrls, ROWS_METRIC);
       const cpuBefore = measure.snapshotCpu();
       const windowStart = Date.now();
+      const windowStartUs = process.hrtime.bigint() / 1000n;
       const service = await load(
         'service: gateway → messaging → simulator',
         SENDS,
@@ -434,6 +438,19 @@ async function main() {
       // the last of those writes.
       const settled = await settleWrites(metricsUrls, drained.cpu);
       const cpuAfter = settled.cpu;
+      if (CPU_PROF_DIR) {
+        // The measured window on the profiles' clock (microseconds, monotonic), so that a
+        // profile's samples can be read for the run alone (scripts/cpu-profile-summary.js --window).
+        const window = {
+          startUs: Number(windowStartUs),
+          endUs: Number(windowStartUs) + (lastEvent - windowStart) * 1000,
+          sends: service.accepted,
+        };
+        require('node:fs').writeFileSync(
+          path.join(CPU_PROF_DIR, 'window.json'),
+          JSON.stringify(window),
+        );
+      }
       const commandsAfter = await dbCommands(metricsUrls);
       const rowsAfter = await dbCommands(metricsUrls, ROWS_METRIC);
       const loadAfter = os.loadavg()[0];

@@ -58,6 +58,13 @@ import { simulatorRegistrar } from './outbound/simulator-control';
  */
 const MESSAGE_CLEAR_WAIT_MS = 2_000;
 
+/**
+ * How long a message's outcome events wait for those of other writes before they are published:
+ * at a gentle pace each send's acceptance is a write of its own, and its message_sent would be a
+ * broker message of its own, delivered to each queue it reaches. No request waits for an event.
+ */
+const OUTCOME_GATHER_MS = 25;
+
 /** What messaging's keys are narrowed to (changing it makes stored credentials unreadable). */
 const CHANNEL_SECRET_PURPOSE = { salt: 'switchboard-messaging', info: 'channel-credentials' };
 
@@ -132,6 +139,7 @@ export function startService(config: MessagingConfig): Promise<RunningService<Me
         // A message's next write (its next status) usually follows its events within a second or
         // two: their clear waits that long to ride on it instead of writing the message once more.
         clearWaitMs: MESSAGE_CLEAR_WAIT_MS,
+        gatherMs: OUTCOME_GATHER_MS,
       });
       // Message ids come from blocks this process reserves, not one counter write per message;
       // with several replicas they follow creation order to within a block's age.

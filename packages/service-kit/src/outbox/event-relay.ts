@@ -33,6 +33,13 @@ export interface EventRelayOptions {
    * Default `CLEAR_GATHER_MS`: clears only gather with others of the source.
    */
   clearWaitMs?: number;
+  /**
+   * How long what a write hands over (relayWrittenSoon) waits for the events of other writes, so
+   * that they go out together: one broker message, and one delivery to each queue it reaches,
+   * instead of one per write. Default 0: only the writes that ended in the same turn of the event
+   * loop go together. Events are published that much later; nothing a caller waits for is held.
+   */
+  gatherMs?: number;
 }
 
 /** A clear of published events waiting to be written, alone or carried by the record's next write. */
@@ -100,9 +107,15 @@ export function createEventRelay(options: EventRelayOptions) {
   let sweeping: Promise<void> | undefined;
   let stopped = false;
   const countSweep = jobRunCounter(EVENT_RELAY_LEASE);
-  /** Records written in this turn of the event loop, per source, relayed together at its end. */
+  /**
+   * Records handed over and not relayed yet, per source: relayed together at the end of this turn
+   * of the event loop, or `gatherMs` after the first of them.
+   */
   const gathering = new Map<OutboxSource, { id: string; events: BrokerEvent[] }[]>();
   let gathered: Promise<void> | undefined;
+  /** Relays what gathered (at the end of the turn, after `gatherMs`, or at once on stop). */
+  let relayGathered: (() => void) | undefined;
+  const gatherMs = options.gatherMs ?? 0;
 
   async function relayRecord(source: OutboxSource, id: string): Promise<void> {
     const published: string[] = [];
@@ -314,6 +327,8 @@ export function createEventRelay(options: EventRelayOptions) {
 
   function enqueue(source: OutboxSource, id: string): Promise<void> {
     const key = `${source.name}:${id}`;
+    // Events of this record gathering for company go first, in order, and are not read again.
+    if (gathering.get(source)?.some((record) => record.id === id)) relayGathered?.();
     reading.set(key, (reading.get(key) ?? 0) + 1);
     const next = (chains.get(key) ?? Promise.resolve())
       .then(() => clearedOf(source, id))
@@ -381,8 +396,15 @@ export function createEventRelay(options: EventRelayOptions) {
         return;
       }
       gathering.set(source, [...records]);
-      gathered ??= new Promise<void>((resolve) =>
-        setImmediate(() => {
+      gathered ??= new Promise<void>((resolve) => {
+        const wake =
+          gatherMs > 0
+            ? setTimeout(() => relayGathered?.(), gatherMs)
+            : setImmediate(() => relayGathered?.());
+        relayGathered = () => {
+          if (gatherMs > 0) clearTimeout(wake as NodeJS.Timeout);
+          else clearImmediate(wake as NodeJS.Immediate);
+          relayGathered = undefined;
           const due = [...gathering];
           gathering.clear();
           gathered = undefined;
@@ -390,8 +412,8 @@ export function createEventRelay(options: EventRelayOptions) {
           // (a clear may wait for a write to carry it, which stop does not wait for).
           for (const [from, written] of due) void relayWritten(from, written);
           resolve();
-        }),
-      );
+        };
+      });
     },
     relayWritten,
     /**
@@ -432,6 +454,7 @@ export function createEventRelay(options: EventRelayOptions) {
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
+      relayGathered?.(); // what gathers for company goes now
       await gathered;
       await sweeping;
       await Promise.all([...chains.values()]);

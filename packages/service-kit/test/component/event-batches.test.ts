@@ -169,4 +169,71 @@ describe('events a relay pass publishes together', () => {
     expect(webhooks).toEqual([{ messageId: sent!.id, body: sent }]);
     await drain(QUEUES.gatewayLiveEvents);
   });
+
+  describe('with a gathering window', () => {
+    const relayGathering = (gatherMs: number) =>
+      createEventRelay({
+        sources: [source],
+        publish: eventPublisher(broker, 'test', EXCHANGES.events, eventRoutingKey),
+        publishMany: eventBatchPublisher(broker, 'test', EXCHANGES.events, eventRoutingKey),
+        logger,
+        sweepIntervalMs: 60_000,
+        graceMs: 60_000,
+        gatherMs,
+      });
+    /** Waits until `queue` holds `count` messages (each publish is confirmed before it counts). */
+    async function whenQueued(queue: string, count: number): Promise<void> {
+      for (;;) {
+        const { messageCount } = await channel.checkQueue(queue);
+        if (messageCount >= count) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
+    test('when writes hand over their events apart within the window, then they go out together in one message', async () => {
+      const relay = relayGathering(300);
+      const first = { id: 'm11', events: outcomesOf(11).slice(0, 1) };
+      const second = { id: 'm12', events: outcomesOf(12).slice(0, 1) };
+      relay.relayWrittenSoon(source, [first]);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      relay.relayWrittenSoon(source, [second]);
+      await whenQueued(QUEUES.webhooksEvents, 1);
+
+      const webhooks = await drain(QUEUES.webhooksEvents);
+      expect(webhooks).toHaveLength(1);
+      const events = brokerEventsOf<BrokerEvent>(BrokerEventMessageSchema.parse(webhooks[0]!.body));
+      expect(idsOf(events)).toEqual(idsOf([...first.events, ...second.events]));
+      await relay.stop();
+      await drain(QUEUES.gatewayLiveEvents);
+    });
+
+    test('when a lone write hands over its events, then they go out after the window without anything else happening', async () => {
+      const relay = relayGathering(50);
+      const lone = { id: 'm13', events: outcomesOf(13) };
+      relay.relayWrittenSoon(source, [lone]);
+      await whenQueued(QUEUES.webhooksEvents, 1);
+
+      const webhooks = await drain(QUEUES.webhooksEvents);
+      const events = webhooks.flatMap((message) =>
+        brokerEventsOf<BrokerEvent>(BrokerEventMessageSchema.parse(message.body)),
+      );
+      expect(idsOf(events)).toEqual(idsOf(lone.events));
+      await relay.stop();
+      await drain(QUEUES.gatewayLiveEvents);
+    });
+
+    test('when the relay stops while events gather, then they are published before stop resolves', async () => {
+      const relay = relayGathering(60_000);
+      const late = { id: 'm14', events: outcomesOf(14) };
+      relay.relayWrittenSoon(source, [late]);
+      await relay.stop();
+
+      const webhooks = await drain(QUEUES.webhooksEvents);
+      const events = webhooks.flatMap((message) =>
+        brokerEventsOf<BrokerEvent>(BrokerEventMessageSchema.parse(message.body)),
+      );
+      expect(idsOf(events)).toEqual(idsOf(late.events));
+      await drain(QUEUES.gatewayLiveEvents);
+    });
+  });
 });

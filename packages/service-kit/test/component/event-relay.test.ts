@@ -183,6 +183,36 @@ describe('the relay of what writes just stored', () => {
     expect(reads).toBe(0);
     expect(await source.withPending(100)).toEqual([]);
   });
+  test('when a relay reads a record while events its writer handed over gather for company, then those go first and nothing is published twice', async () => {
+    const Records = db.model(
+      'GatheringRecord',
+      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
+    );
+    const first = eventOf(1, 0);
+    const second = eventOf(1, 1);
+    await Records.create({ _id: 'g1', ...newOutbox([first, second]) });
+    const source = outboxSource('gathering_records', Records);
+    const published: string[] = [];
+    const relay = createEventRelay({
+      sources: [source],
+      publish: async (event) => {
+        published.push(event.id);
+      },
+      logger: createLogger('relay-test', 'silent'),
+      sweepIntervalMs: 60_000,
+      graceMs: 60_000,
+      gatherMs: 60_000,
+    });
+
+    // The first write's event waits for company; the record's next write has its outbox read.
+    relay.relayWrittenSoon(source, [{ id: 'g1', events: [first] }]);
+    relay.relaySoon(source, 'g1');
+    await waitUntil(() => published.length === 2);
+    await relay.stop();
+
+    expect(published).toEqual([first.id, second.id]);
+    expect(await source.withPending(100)).toEqual([]);
+  });
   test('when several relays of handed-over records finish close together, then their clears share one write, and a relay reading one of them meanwhile publishes nothing again', async () => {
     const Records = db.model(
       'GatheredRecord',

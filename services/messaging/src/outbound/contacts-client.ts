@@ -17,6 +17,14 @@ export interface ContactRef {
   subscription?: Contact['subscription'];
 }
 
+/**
+ * When, as shares of its lifetime, a cached contact sent to again is renewed: at a point drawn
+ * between the two for each entry, so that entries stored together (a campaign's, a warm-up's)
+ * are not all renewed in the same second either.
+ */
+const RENEW_FROM = 0.5;
+const RENEW_TO = 0.85;
+
 const toRef = (contact: Contact): ContactRef => ({
   id: contact.id,
   name: contact.name,
@@ -43,10 +51,61 @@ export function createContactsClient(options: {
     logger: options.logger,
     timeoutMs: options.timeoutMs,
   });
-  const cache = createTtlCache<string, ContactRef>({
+  const cache = createTtlCache<string, { contact: ContactRef; renewAt: number }>({
     ttlMs: options.cacheTtlMs,
     maxEntries: 50_000,
   });
+  // A phone sent to again once its entry is past its renewal point is asked again in the
+  // background, so that the entry is renewed before it expires and a regular recipient's sends
+  // never wait for contacts (entries stored together, as a campaign's or a warm-up's, would
+  // otherwise all expire together and their next sends all wait at once). Nothing is kept longer
+  // than before: an entry still expires `cacheTtlMs` after it was stored.
+  const renewAt = () =>
+    Date.now() + options.cacheTtlMs * (RENEW_FROM + Math.random() * (RENEW_TO - RENEW_FROM));
+  const refreshing = new Set<string>();
+
+  async function lookup(
+    key: string,
+    company_id: number,
+    phone: string,
+    how: { name?: string; quotaOf?: OrgContext },
+  ): Promise<ContactRef> {
+    const response = await client.post(
+      CONTACTS_INTERNAL_PATHS.resolve,
+      {
+        company_id,
+        phone,
+        ...(how.name ? { name: how.name } : {}),
+        ...(how.quotaOf ? { enforce_quota: true } : {}),
+      },
+      how.quotaOf ? orgHeaders(how.quotaOf) : {},
+    );
+    if (response.status !== 200 && response.status !== 201) {
+      throw client.refusal(response);
+    }
+    const contact = toRef(ResolveContactResponseSchema.parse(response.data).contact);
+    cache.set(key, { contact, renewAt: renewAt() });
+    return contact;
+  }
+
+  /** Renews an entry in the background (one renewal per key at a time); a failure keeps it. */
+  function refresh(
+    key: string,
+    company_id: number,
+    phone: string,
+    how: { quotaOf?: OrgContext },
+  ): void {
+    if (refreshing.has(key)) return;
+    refreshing.add(key);
+    lookup(key, company_id, phone, how)
+      .catch((error: unknown) => {
+        options.logger.warn(
+          { err: error },
+          'contact not renewed; the cached one stays until it expires',
+        );
+      })
+      .finally(() => refreshing.delete(key));
+  }
 
   return {
     /**
@@ -61,23 +120,9 @@ export function createContactsClient(options: {
     ): Promise<ContactRef> {
       const key = `${company_id}:${phone}`;
       const cached = how.name ? undefined : cache.get(key);
-      if (cached) return cached;
-      const response = await client.post(
-        CONTACTS_INTERNAL_PATHS.resolve,
-        {
-          company_id,
-          phone,
-          ...(how.name ? { name: how.name } : {}),
-          ...(how.quotaOf ? { enforce_quota: true } : {}),
-        },
-        how.quotaOf ? orgHeaders(how.quotaOf) : {},
-      );
-      if (response.status !== 200 && response.status !== 201) {
-        throw client.refusal(response);
-      }
-      const contact = toRef(ResolveContactResponseSchema.parse(response.data).contact);
-      cache.set(key, contact);
-      return contact;
+      if (!cached) return lookup(key, company_id, phone, how);
+      if (Date.now() >= cached.renewAt) refresh(key, company_id, phone, how);
+      return cached.contact;
     },
 
     /** The organization's contacts among `ids`; unknown ids (or another organization's) are left out. */
