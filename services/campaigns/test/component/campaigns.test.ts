@@ -96,6 +96,69 @@ async function campaignOf(org: Organization, id: number): Promise<CampaignView> 
 const eventsOf = (name: string, id: number) =>
   system.events.filter((event) => event.event === name && (event.data as { id: number }).id === id);
 
+type SentStatus = Extract<BrokerEvent, { event: 'message_status_updated' }>;
+
+/**
+ * A completed campaign to `count` new contacts of a group whose provider reports only sent, and
+ * those sent statuses as the broker handed them over: the test brings the later statuses itself.
+ */
+async function campaignReportedSentOnly(org: Organization, group: string, count: number) {
+  system.messaging.reportStatuses(org.company_id, ['sent']);
+  const phones = await contactsInGroup(org, group, count);
+  const created = await org.api.post('createCampaign', {
+    name: group,
+    type: 'regular',
+    message: { type: 'text', text: group },
+    audience: { type: 'groups', group_ids: [await groupId(org, group)] },
+    send_now: true,
+  });
+  const { campaign } = CampaignResponseSchema.parse(created.body);
+  await waitFor(async () => {
+    const current = await campaignOf(org, campaign.id);
+    return current.status === 'completed' ? current : undefined;
+  }, 30_000);
+  expect(await campaignOf(org, campaign.id)).toMatchObject({ sent: count, delivered: 0, read: 0 });
+  const sentOfCampaign = () =>
+    system.events.filter(
+      (event): event is SentStatus =>
+        event.event === 'message_status_updated' &&
+        event.campaign_id === campaign.id &&
+        event.data.status === 'sent',
+    );
+  // The harness records events as the broker hands them over, which can trail the campaign's
+  // own count of them.
+  const sentStatuses = await waitFor(() => {
+    const found = sentOfCampaign();
+    return found.length >= phones.length ? found : undefined;
+  });
+  expect(sentStatuses).toHaveLength(phones.length);
+  return { campaign, sentStatuses };
+}
+
+/** The same message's later status, as a new event. */
+const statusOf = (event: SentStatus, status: 'delivered' | 'read' | 'failed'): SentStatus => ({
+  ...event,
+  id: randomUUID(),
+  data: { ...event.data, status },
+});
+
+/** The sum of a counter of campaigns' `/metrics` over the series whose labels hold `label`. */
+async function campaignsMetric(name: string, label: string): Promise<number> {
+  const text = await (await fetch(`${system.campaigns.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && line.includes(label))
+    .reduce((sum, line) => sum + Number(line.trim().split(' ').at(-1)), 0);
+}
+
+/** Publishes the events in order, all at once, and waits until campaigns has acked every one. */
+async function publishAndWait(events: BrokerEvent[]): Promise<void> {
+  const acked = () => campaignsMetric('switchboard_broker_messages_total', 'outcome="acked"');
+  const ackedBefore = await acked();
+  await Promise.all(events.map((event) => system.publishEvent(event)));
+  await waitFor(async () => ((await acked()) - ackedBefore >= events.length ? true : undefined));
+}
+
 describe('a regular campaign, from start to completion', () => {
   test('when a campaign to a group is sent now, then every member gets one filled-in message, counters follow the statuses and campaign_completed comes once', async () => {
     const org = await system.newOrganization('standard', 'Regular Co');
@@ -233,62 +296,18 @@ describe('a regular campaign, from start to completion', () => {
 
   test('when many of a campaign’s message events come at once, repeated and out of order, then each recipient counts once and each event costs about one database command', async () => {
     const org = await system.newOrganization('standard', 'Burst Co');
-    // The provider reports only sent for this organization's messages; the test brings their
-    // delivered and read events itself, all at once.
-    system.messaging.reportStatuses(org.company_id, ['sent']);
-    const phones = await contactsInGroup(org, 'burst', 20);
-    const created = await org.api.post('createCampaign', {
-      name: 'Burst',
-      type: 'regular',
-      message: { type: 'text', text: 'Burst' },
-      audience: { type: 'groups', group_ids: [await groupId(org, 'burst')] },
-      send_now: true,
-    });
-    const { campaign } = CampaignResponseSchema.parse(created.body);
-    await waitFor(async () => {
-      const current = await campaignOf(org, campaign.id);
-      return current.status === 'completed' ? current : undefined;
-    }, 30_000);
-    expect(await campaignOf(org, campaign.id)).toMatchObject({ sent: 20, delivered: 0, read: 0 });
-    const sentOfCampaign = () =>
-      system.events.filter(
-        (event): event is Extract<BrokerEvent, { event: 'message_status_updated' }> =>
-          event.event === 'message_status_updated' &&
-          event.campaign_id === campaign.id &&
-          event.data.status === 'sent',
-      );
-    // The harness records events as the broker hands them over, which can trail the campaign's
-    // own count of them.
-    const sentStatuses = await waitFor(() => {
-      const found = sentOfCampaign();
-      return found.length >= phones.length ? found : undefined;
-    });
-    expect(sentStatuses).toHaveLength(phones.length);
+    const { campaign, sentStatuses } = await campaignReportedSentOnly(org, 'burst', 20);
 
     // Every recipient's delivered and read, twice each; half of them read before delivered.
-    const statusOf = (event: (typeof sentStatuses)[number], status: 'delivered' | 'read') => ({
-      ...event,
-      id: randomUUID(),
-      data: { ...event.data, status },
-    });
     const burst = sentStatuses.flatMap((event, index) => {
       const order =
         index % 2 === 0 ? (['delivered', 'read'] as const) : (['read', 'delivered'] as const);
       return [0, 1].flatMap(() => order.map((status) => statusOf(event, status)));
     });
-    const metric = async (name: string, label: string) => {
-      const text = await (await fetch(`${system.campaigns.url}/metrics`)).text();
-      return text
-        .split('\n')
-        .filter((line) => line.startsWith(`${name}{`) && line.includes(label))
-        .reduce((sum, line) => sum + Number(line.trim().split(' ').at(-1)), 0);
-    };
-    const acked = () => metric('switchboard_broker_messages_total', 'outcome="acked"');
-    const ackedBefore = await acked();
-    const commandsBefore = await metric('switchboard_db_commands_total', 'command=');
-    await Promise.all(burst.map((event) => system.publishEvent(event)));
-    await waitFor(async () => ((await acked()) - ackedBefore >= burst.length ? true : undefined));
-    const commands = (await metric('switchboard_db_commands_total', 'command=')) - commandsBefore;
+    const commandsBefore = await campaignsMetric('switchboard_db_commands_total', 'command=');
+    await publishAndWait(burst);
+    const commands =
+      (await campaignsMetric('switchboard_db_commands_total', 'command=')) - commandsBefore;
 
     expect(await campaignOf(org, campaign.id)).toMatchObject({
       status: 'completed',
@@ -299,6 +318,54 @@ describe('a regular campaign, from start to completion', () => {
     });
     // One at a time, each event was a read, a move, a counter write and a completion check.
     expect(commands / burst.length).toBeLessThan(1.5);
+  });
+
+  test('when many recipients’ statuses come in together, then a batch of them costs a few database commands however many recipients it moves', async () => {
+    const org = await system.newOrganization('standard', 'Crowd Co');
+    const { campaign, sentStatuses } = await campaignReportedSentOnly(org, 'crowd', 40);
+    const burst = sentStatuses.flatMap((event) =>
+      (['delivered', 'read'] as const).map((status) => statusOf(event, status)),
+    );
+    const commandsBefore = await campaignsMetric('switchboard_db_commands_total', 'command=');
+    await publishAndWait(burst);
+    const commands =
+      (await campaignsMetric('switchboard_db_commands_total', 'command=')) - commandsBefore;
+
+    expect(await campaignOf(org, campaign.id)).toMatchObject({
+      status: 'completed',
+      sent: 40,
+      delivered: 40,
+      read: 40,
+      failed: 0,
+    });
+    // One conditional move per event that moved a recipient would be 1 per event.
+    expect(commands / burst.length).toBeLessThan(0.5);
+  });
+
+  test('when a recipient’s failure comes among its statuses, then it counts as failed only if it came before the read, and nothing after it moves the recipient', async () => {
+    const org = await system.newOrganization('standard', 'Mixed Co');
+    const { campaign, sentStatuses } = await campaignReportedSentOnly(org, 'mixed', 12);
+    // In order, twice over: 0–3 delivered, failed, read (failed); 4–7 read, failed (read);
+    // 8–11 failed, delivered (failed, never delivered).
+    const orders = [
+      ['delivered', 'failed', 'read'],
+      ['read', 'failed'],
+      ['failed', 'delivered'],
+    ] as const;
+    const burst = [0, 1].flatMap(() =>
+      sentStatuses.flatMap((event, index) =>
+        orders[Math.floor(index / 4)]!.map((status) => statusOf(event, status)),
+      ),
+    );
+    await publishAndWait(burst);
+
+    expect(await campaignOf(org, campaign.id)).toMatchObject({
+      status: 'completed',
+      sent: 12,
+      delivered: 8,
+      read: 4,
+      failed: 8,
+    });
   });
 
   test('when a campaign is scheduled, then it starts by itself at its time', async () => {

@@ -197,6 +197,23 @@ export function createCampaignStore(db: Connection) {
       return result.modifiedCount === 1;
     },
 
+    /**
+     * Adds progress to a campaign's counters and answers the campaign as that left it (null when
+     * it is gone), in one command: the caller checks completion on what it gets back.
+     */
+    addProgress(
+      id: number,
+      inc: Partial<Record<'sent' | 'delivered' | 'read' | 'failed' | 'settled', number>>,
+    ): Promise<StoredCampaign | null> {
+      return Campaigns.findOneAndUpdate(
+        { _id: String(id) },
+        { $set: { updated_at: new Date() }, $inc: inc },
+        { returnDocument: 'after' },
+      )
+        .lean<StoredCampaign>()
+        .exec();
+    },
+
     /** Forgets a start that did not finish (whatever step it reached); nothing is held any more. */
     async resetStart(id: number): Promise<void> {
       await Campaigns.updateOne(

@@ -74,24 +74,27 @@ export function createRecipientStore(db: Connection) {
     },
 
     /**
-     * Moves a recipient of `company_id` to `to` if it is in one of `from`, in one command; answers
-     * the state it left, or null when it was in none of them (moved already, or not there).
+     * Moves every recipient of `keys` (of `company_id`) that is in one of `from` to `to`, in one
+     * `update` command of conditional statements (one per recipient and state left, each naming
+     * its `_id`); answers how many moved. Each move is conditional on its own document, so a
+     * recipient moves at most once whoever else moves it meanwhile.
      */
-    async advance(
-      key: string,
+    async advanceAll(
+      keys: readonly string[],
       company_id: number,
       from: readonly RecipientState[],
       to: RecipientState,
-    ): Promise<RecipientState | null> {
-      const before = await Recipients.findOneAndUpdate(
-        { _id: key, company_id, state: mongoose.trusted({ $in: from }) },
-        { $set: { state: to } },
-        // No projection: FerretDB 1.24 refuses one on findAndModify.
-        { returnDocument: 'before' },
-      )
-        .lean<StoredRecipient>()
-        .exec();
-      return before?.state ?? null;
+    ): Promise<number> {
+      if (keys.length === 0) return 0;
+      const result = await Recipients.bulkWrite(
+        keys.flatMap((_id) =>
+          from.map((state) => ({
+            updateOne: { filter: { _id, company_id, state }, update: { $set: { state: to } } },
+          })),
+        ),
+        { ordered: false },
+      );
+      return result.modifiedCount;
     },
 
     /** How many recipients of a campaign are in each state, in one pass. */

@@ -29,9 +29,16 @@ function campaignCompleted(campaign: StoredCampaign, now: Date): BrokerEvent {
   };
 }
 
-/** `campaign_completed`, exactly once: only the write that moves `started` → `completed` has it. */
-export async function completeIfSettled(deps: CampaignsDeps, id: number): Promise<void> {
-  const campaign = await deps.campaigns.findById(id);
+/**
+ * `campaign_completed`, exactly once: only the write that moves `started` → `completed` has it.
+ * `as` is the campaign as a write just left it (its counters then), read again when not given.
+ */
+export async function completeIfSettled(
+  deps: CampaignsDeps,
+  id: number,
+  as?: StoredCampaign | null,
+): Promise<void> {
+  const campaign = as === undefined ? await deps.campaigns.findById(id) : as;
   if (
     !campaign ||
     campaign.status !== 'started' ||

@@ -1,7 +1,6 @@
 import type { BrokerEvent } from '@switchboard/contracts';
 import type { CampaignType } from '@switchboard/contracts';
 import {
-  RECIPIENT_STATES,
   apiRecipientKey,
   recipientKey,
   type RecipientState,
@@ -32,16 +31,11 @@ function targetOf(event: BrokerEvent): RecipientState | undefined {
   return undefined;
 }
 
-/** The states a recipient may move to each state from. */
-const MOVABLE_FROM = Object.fromEntries(
-  RECIPIENT_STATES.map((to) => [to, RECIPIENT_STATES.filter((from) => canMove(from, to))]),
-) as Record<RecipientState, RecipientState[]>;
-
 type Counters = ReturnType<typeof countersCrossed>;
 
-function addCounters(total: Counters, more: Counters): void {
+function addCounters(total: Counters, more: Counters, times: number): void {
   for (const [name, n] of Object.entries(more) as [keyof Counters, number][]) {
-    total[name] = (total[name] ?? 0) + n;
+    total[name] = (total[name] ?? 0) + n * times;
   }
 }
 
@@ -49,14 +43,44 @@ function addCounters(total: Counters, more: Counters): void {
 const TYPE_CACHE_LIMIT = 10_000;
 
 /**
- * Records the progress events of many messages at once (the consumer's unacked deliveries): a
- * regular campaign's recipient moves with one conditional command per event that moves it (the
- * state it left says which counters it crossed), and each campaign's counters move by the batch's
- * sum in one write, followed by one completion check, instead of a read, a move, a counter write
- * and a completion check per event. Events of one recipient keep their order; a repeat of the
- * target just before it in the batch (`message_sent` and the `sent` status) is dropped unread.
- * API campaigns' events, whose recipients are made on their first event, go one at a time.
- * Answers one outcome per event: undefined, or the Error that should send it back for a retry.
+ * The moves a regular campaign's recipients make in a batch, in this order, and what each move
+ * adds to the campaign's counters. A recipient goes forward one state at a time (queued → sent →
+ * delivered → read; to failed last), each step one command for all of a campaign's recipients that
+ * need it, so the number of recipients a step moves is exactly what its counters grow by.
+ */
+const STEPS: { from: RecipientState[]; to: RecipientState; counts: Counters }[] = [
+  { from: ['queued'], to: 'sent', counts: { sent: 1, settled: 1 } },
+  { from: ['sent'], to: 'delivered', counts: { delivered: 1 } },
+  { from: ['delivered'], to: 'read', counts: { read: 1 } },
+  { from: ['queued'], to: 'failed', counts: { failed: 1, settled: 1 } },
+  { from: ['sent', 'delivered'], to: 'failed', counts: { failed: 1 } },
+];
+
+/**
+ * Where a recipient's events of one batch, in order, take it: the furthest state before a
+ * failure (moving straight there crosses what moving through each would), and whether it fails
+ * then (events after a failure can move nothing: failed is final, and a failure that finds the
+ * message read leaves it read, beyond every later target).
+ */
+interface Reach {
+  furthest?: Exclude<RecipientState, 'failed'>;
+  fails: boolean;
+}
+
+function needs(reach: Reach, to: RecipientState): boolean {
+  if (to === 'failed') return reach.fails;
+  return reach.furthest !== undefined && RANK[reach.furthest] >= RANK[to];
+}
+
+/**
+ * Records the progress events of many messages at once (the consumer's unacked deliveries). A
+ * regular campaign's recipients move in a few commands whatever the batch holds: the steps above,
+ * each one `update` of conditional statements, then the campaign's counters by the sum the steps
+ * moved, answering the campaign so that completion is checked on what that write left. A
+ * redelivered or late event finds its recipient past the step's state and moves nothing, so it
+ * counts once or not at all. API campaigns' events, whose recipients are made on their first
+ * event, go one at a time. Answers one outcome per event: undefined, or the Error that should
+ * send it back for a retry.
  */
 export function createProgressRecorder(deps: CampaignsDeps) {
   const types = new Map<number, CampaignType | null>();
@@ -71,10 +95,43 @@ export function createProgressRecorder(deps: CampaignsDeps) {
     return campaign.type;
   }
 
+  /**
+   * Moves one campaign's recipients step by step and counts what moved. A step that fails stops
+   * the rest; what moved before it is still counted, and the caller retries the campaign's events
+   * (their moves that were done change nothing again; a move the failed command may have made
+   * waits for the recount job, as a crash between a move and its count always did).
+   */
+  async function advanceCampaign(
+    campaign_id: number,
+    company_id: number,
+    reaches: Map<string, Reach>,
+  ): Promise<void> {
+    const counters: Counters = {};
+    let failure: unknown;
+    try {
+      for (const step of STEPS) {
+        const keys = [...reaches].filter(([, reach]) => needs(reach, step.to)).map(([key]) => key);
+        const moved = await deps.recipients.advanceAll(keys, company_id, step.from, step.to);
+        if (moved > 0) addCounters(counters, step.counts, moved);
+      }
+    } catch (error) {
+      failure = error;
+    }
+    if (Object.keys(counters).length > 0) {
+      const campaign = await deps.campaigns.addProgress(campaign_id, counters);
+      deps.progressChanged(campaign_id);
+      await completeIfSettled(deps, campaign_id, campaign);
+    }
+    if (failure !== undefined) throw failure;
+  }
+
   return async function recordProgressBatch(events: BrokerEvent[]): Promise<(undefined | Error)[]> {
     const outcomes: (undefined | Error)[] = events.map(() => undefined);
-    const regular = new Map<string, { index: number; target: RecipientState }[]>();
-    const keyCampaign = new Map<string, { campaign_id: number; company_id: number }>();
+    /** Per campaign and organization: each recipient's reach, and the events that brought it. */
+    const regular = new Map<
+      string,
+      { campaign_id: number; company_id: number; reaches: Map<string, Reach>; indexes: number[] }
+    >();
     const one = async (index: number, work: () => Promise<void>) => {
       try {
         await work();
@@ -110,50 +167,33 @@ export function createProgressRecorder(deps: CampaignsDeps) {
         await one(index, () => recordProgress(deps, event));
         continue;
       }
-      const { contact_id } = event.data as { contact_id: number };
-      const key = recipientKey(campaign_id, contact_id);
-      const moves = regular.get(key) ?? [];
-      if (moves.at(-1)?.target !== target) moves.push({ index, target });
-      regular.set(key, moves);
-      keyCampaign.set(key, { campaign_id, company_id: event.company_id });
+      const { company_id } = event;
+      const group = `${campaign_id}:${company_id}`;
+      const entry = regular.get(group) ?? {
+        campaign_id,
+        company_id,
+        reaches: new Map<string, Reach>(),
+        indexes: [],
+      };
+      regular.set(group, entry);
+      entry.indexes.push(index);
+      const key = recipientKey(campaign_id, (event.data as { contact_id: number }).contact_id);
+      const reach = entry.reaches.get(key) ?? { fails: false };
+      entry.reaches.set(key, reach);
+      if (reach.fails) continue;
+      if (target === 'failed') reach.fails = true;
+      else if (reach.furthest === undefined || RANK[target] > RANK[reach.furthest]) {
+        reach.furthest = target;
+      }
     }
 
-    const inc = new Map<number, Counters>();
-    const eventsOf = new Map<number, number[]>();
     await Promise.all(
-      [...regular].map(async ([key, moves]) => {
-        const { campaign_id, company_id } = keyCampaign.get(key)!;
-        for (const [position, { index, target }] of moves.entries()) {
-          try {
-            const left = await deps.recipients.advance(
-              key,
-              company_id,
-              MOVABLE_FROM[target],
-              target,
-            );
-            if (left === null) continue;
-            const counters = inc.get(campaign_id) ?? {};
-            addCounters(counters, countersCrossed(left, target));
-            inc.set(campaign_id, counters);
-            eventsOf.set(campaign_id, [...(eventsOf.get(campaign_id) ?? []), index]);
-          } catch (error) {
-            // The recipient's later events wait for this one's retry, as one at a time would.
-            const failure = error instanceof Error ? error : new Error(String(error));
-            for (const later of moves.slice(position)) outcomes[later.index] = failure;
-            return;
-          }
-        }
-      }),
-    );
-    await Promise.all(
-      [...inc].map(async ([campaign_id, counters]) => {
+      [...regular.values()].map(async ({ campaign_id, company_id, reaches, indexes }) => {
         try {
-          await deps.campaigns.update(campaign_id, {}, {}, [], counters);
-          deps.progressChanged(campaign_id);
-          await completeIfSettled(deps, campaign_id);
+          await advanceCampaign(campaign_id, company_id, reaches);
         } catch (error) {
           const failure = error instanceof Error ? error : new Error(String(error));
-          for (const index of eventsOf.get(campaign_id) ?? []) outcomes[index] = failure;
+          for (const index of indexes) outcomes[index] = failure;
         }
       }),
     );
