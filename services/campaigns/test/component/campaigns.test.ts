@@ -159,6 +159,14 @@ async function publishAndWait(events: BrokerEvent[]): Promise<void> {
   await waitFor(async () => ((await acked()) - ackedBefore >= events.length ? true : undefined));
 }
 
+/** publishAndWait, answering how many database commands campaigns sent meanwhile. */
+async function publishAndCountCommands(events: BrokerEvent[]): Promise<number> {
+  const commands = () => campaignsMetric('switchboard_db_commands_total', 'command=');
+  const before = await commands();
+  await publishAndWait(events);
+  return (await commands()) - before;
+}
+
 describe('a regular campaign, from start to completion', () => {
   test('when a campaign to a group is sent now, then every member gets one filled-in message, counters follow the statuses and campaign_completed comes once', async () => {
     const org = await system.newOrganization('standard', 'Regular Co');
@@ -304,10 +312,7 @@ describe('a regular campaign, from start to completion', () => {
         index % 2 === 0 ? (['delivered', 'read'] as const) : (['read', 'delivered'] as const);
       return [0, 1].flatMap(() => order.map((status) => statusOf(event, status)));
     });
-    const commandsBefore = await campaignsMetric('switchboard_db_commands_total', 'command=');
-    await publishAndWait(burst);
-    const commands =
-      (await campaignsMetric('switchboard_db_commands_total', 'command=')) - commandsBefore;
+    const commands = await publishAndCountCommands(burst);
 
     expect(await campaignOf(org, campaign.id)).toMatchObject({
       status: 'completed',
@@ -326,10 +331,7 @@ describe('a regular campaign, from start to completion', () => {
     const burst = sentStatuses.flatMap((event) =>
       (['delivered', 'read'] as const).map((status) => statusOf(event, status)),
     );
-    const commandsBefore = await campaignsMetric('switchboard_db_commands_total', 'command=');
-    await publishAndWait(burst);
-    const commands =
-      (await campaignsMetric('switchboard_db_commands_total', 'command=')) - commandsBefore;
+    const commands = await publishAndCountCommands(burst);
 
     expect(await campaignOf(org, campaign.id)).toMatchObject({
       status: 'completed',
