@@ -8,6 +8,7 @@ import {
   outboxSchemaFields,
   outboxSource,
   type EventRelay,
+  type EventRelayOptions,
   type OutboxSource,
 } from '../../src';
 import { createLogger } from '../../src/logger';
@@ -35,6 +36,26 @@ const eventOf = (record: number, n: number): BrokerEvent =>
     data: { message_id: record, n },
   }) as unknown as BrokerEvent;
 
+/** A collection of records that carry an outbox. */
+const recordsNamed = (name: string) =>
+  db.model(name, new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }));
+
+/** A relay that notes the id of each event it publishes; its sweep and grace never come. */
+function notingRelay(sources: OutboxSource[], options: Partial<EventRelayOptions> = {}) {
+  const published: string[] = [];
+  const relay = createEventRelay({
+    sources,
+    publish: async (event) => {
+      published.push(event.id);
+    },
+    logger: createLogger('relay-test', 'silent'),
+    sweepIntervalMs: 60_000,
+    graceMs: 60_000,
+    ...options,
+  });
+  return { relay, published };
+}
+
 /** A relay whose sources count their clearing writes. */
 function countedRelay(source: OutboxSource, clearWaitMs?: number) {
   const clearingWrites: string[][] = [];
@@ -49,26 +70,12 @@ function countedRelay(source: OutboxSource, clearWaitMs?: number) {
       await source.clearMany!(many);
     },
   };
-  const published: string[] = [];
-  const relay = createEventRelay({
-    sources: [counted],
-    publish: async (event) => {
-      published.push(event.id);
-    },
-    logger: createLogger('relay-test', 'silent'),
-    sweepIntervalMs: 60_000,
-    graceMs: 60_000,
-    clearWaitMs,
-  });
-  return { relay, counted, published, clearingWrites };
+  return { ...notingRelay([counted], { clearWaitMs }), counted, clearingWrites };
 }
 
 describe('the relay of what writes just stored', () => {
   test('when several writes hand over their events in the same turn, then every event is published once, in order per record, and all are cleared by one write', async () => {
-    const Records = db.model(
-      'RelayRecord',
-      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
-    );
+    const Records = recordsNamed('RelayRecord');
     const records = Array.from({ length: 12 }, (_, i) => ({
       id: `r${i}`,
       events: [eventOf(i, 0), eventOf(i, 1)],
@@ -115,23 +122,11 @@ describe('the relay of what writes just stored', () => {
   });
 
   test('when a record is being relayed from its stored outbox as its writer hands over the same events, then each event is published once', async () => {
-    const Records = db.model(
-      'ContestedRecord',
-      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
-    );
+    const Records = recordsNamed('ContestedRecord');
     const events = [eventOf(1, 0), eventOf(1, 1)];
     await Records.create({ _id: 'c1', ...newOutbox(events) });
     const source = outboxSource('contested_records', Records);
-    const published: string[] = [];
-    const relay = createEventRelay({
-      sources: [source],
-      publish: async (event) => {
-        published.push(event.id);
-      },
-      logger: createLogger('relay-test', 'silent'),
-      sweepIntervalMs: 60_000,
-      graceMs: 60_000,
-    });
+    const { relay, published } = notingRelay([source]);
 
     // A status written on the same message relays it by reading its outbox, in the same turn.
     relay.relaySoon(source, 'c1');
@@ -142,10 +137,7 @@ describe('the relay of what writes just stored', () => {
     expect(await source.withPending(100)).toEqual([]);
   });
   test('when a writer hands over new events of a record whose earlier handed-over events are still going out, then the new ones follow them in order without a read of the record', async () => {
-    const Records = db.model(
-      'FollowingRecord',
-      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
-    );
+    const Records = recordsNamed('FollowingRecord');
     const first = [eventOf(1, 0), eventOf(1, 1)];
     const second = [eventOf(1, 2)];
     await Records.create({ _id: 'f1', ...newOutbox([...first, ...second]) });
@@ -184,25 +176,12 @@ describe('the relay of what writes just stored', () => {
     expect(await source.withPending(100)).toEqual([]);
   });
   test('when a relay reads a record while events its writer handed over gather for company, then those go first and nothing is published twice', async () => {
-    const Records = db.model(
-      'GatheringRecord',
-      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
-    );
+    const Records = recordsNamed('GatheringRecord');
     const first = eventOf(1, 0);
     const second = eventOf(1, 1);
     await Records.create({ _id: 'g1', ...newOutbox([first, second]) });
     const source = outboxSource('gathering_records', Records);
-    const published: string[] = [];
-    const relay = createEventRelay({
-      sources: [source],
-      publish: async (event) => {
-        published.push(event.id);
-      },
-      logger: createLogger('relay-test', 'silent'),
-      sweepIntervalMs: 60_000,
-      graceMs: 60_000,
-      gatherMs: 60_000,
-    });
+    const { relay, published } = notingRelay([source], { gatherMs: 60_000 });
 
     // The first write's event waits for company; the record's next write has its outbox read.
     relay.relayWrittenSoon(source, [{ id: 'g1', events: [first] }]);
@@ -214,10 +193,7 @@ describe('the relay of what writes just stored', () => {
     expect(await source.withPending(100)).toEqual([]);
   });
   test('when several relays of handed-over records finish close together, then their clears share one write, and a relay reading one of them meanwhile publishes nothing again', async () => {
-    const Records = db.model(
-      'GatheredRecord',
-      new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }),
-    );
+    const Records = recordsNamed('GatheredRecord');
     const records = Array.from({ length: 3 }, (_, i) => ({
       id: `g${i}`,
       events: [eventOf(i, 0), eventOf(i, 1)],
@@ -242,9 +218,6 @@ describe('the relay of what writes just stored', () => {
 });
 
 describe('a clear carried by the record’s next write', () => {
-  const recordsNamed = (name: string) =>
-    db.model(name, new Schema({ _id: String, ...outboxSchemaFields }, { versionKey: false }));
-
   test('when the record is written again while its published events wait to be cleared, then that write clears them and no clearing write of its own follows', async () => {
     const Records = recordsNamed('RiddenRecord');
     const first = [eventOf(1, 0), eventOf(1, 1)];
