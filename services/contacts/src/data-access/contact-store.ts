@@ -1,7 +1,7 @@
 import mongoose, { Schema, type Connection } from 'mongoose';
 import { SUBSCRIPTION_STATUSES, type BrokerEvent, type Subscription } from '@switchboard/contracts';
 import type { OutboxSource, PendingEvent as OutboxEvent } from '@switchboard/service-kit';
-import { createBatcher, dropIfUnique, pendingInOrder } from '@switchboard/service-kit';
+import { dropIfUnique, pendingInOrder } from '@switchboard/service-kit';
 
 /**
  * A reserved event waiting to be published, kept on its contact (the outbox, ARCHITECTURE §6),
@@ -111,36 +111,6 @@ export function createContactStore(db: Connection) {
     return contact;
   };
 
-  const phoneKey = (company_id: number, phone: string) => `${company_id}:${phone}`;
-  /**
-   * Contacts read by phone for concurrent callers in one command: every send to a number messaging
-   * has not cached asks for its contact, so a burst of sends to new numbers would otherwise cost
-   * a read each. A read starts after its caller asked (it never answers from before a write the
-   * caller saw).
-   */
-  const byPhone = createBatcher<{ company_id: number; phone: string }, StoredContact | null>({
-    maxItems: 500,
-    maxWaitMs: 0,
-    async run(items) {
-      const phonesOf = new Map<number, Set<string>>();
-      for (const { company_id, phone } of items) {
-        const phones = phonesOf.get(company_id) ?? new Set<string>();
-        phones.add(phone);
-        phonesOf.set(company_id, phones);
-      }
-      const filters = [...phonesOf].map(([company_id, phones]) => ({
-        company_id,
-        phone: op({ $in: [...phones] }),
-      }));
-      const query = filters.length === 1 ? filters[0] : { $or: op(filters) };
-      const found = await Contacts.find(query, withoutMongoId).lean<StoredContact[]>().exec();
-      const byKey = new Map(
-        found.map((contact) => [phoneKey(contact.company_id, contact.phone), contact]),
-      );
-      return items.map(({ company_id, phone }) => byKey.get(phoneKey(company_id, phone)) ?? null);
-    },
-  });
-
   return {
     async init(): Promise<void> {
       await dropIfUnique(Contacts.collection, 'id_1');
@@ -157,7 +127,7 @@ export function createContactStore(db: Connection) {
     },
 
     findByPhone(company_id: number, phone: string): Promise<StoredContact | null> {
-      return byPhone.add({ company_id, phone });
+      return Contacts.findOne({ company_id, phone }, withoutMongoId).lean<StoredContact>().exec();
     },
 
     find(filter: ContactFilter, options: { skip?: number; limit?: number } = {}) {

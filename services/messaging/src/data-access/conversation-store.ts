@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import { Schema, type Connection } from 'mongoose';
 import type { ConversationStatus } from '@switchboard/contracts';
-import { createBatcher, createTtlCache, isDuplicateKeyError } from '@switchboard/service-kit';
+import { createTtlCache, isDuplicateKeyError } from '@switchboard/service-kit';
 import { createIfMissing, onlyDuplicateKeyErrors, op } from './mongo-helpers';
 import { createWriteBatcher } from './write-batcher';
 import type { StoredMessage } from './message-store';
@@ -150,23 +150,7 @@ export function createConversationStore(
   // new conversation has), and mongoose's casting of each was most of their cost in this process.
   const collection = Conversations.collection as unknown as Collection<StoredConversation>;
 
-  /**
-   * Conversations read by `_id` for concurrent callers in one command: a send's service window
-   * check reads the conversation of every contact this process has not seen lately, so a burst
-   * of sends to new numbers (a campaign, an imported list) would otherwise cost a read each. A
-   * read starts after its caller asked (it never answers from before a write the caller saw).
-   */
-  const reads = createBatcher<string, StoredConversation | null>({
-    maxItems: 500,
-    maxWaitMs: 0,
-    async run(ids) {
-      const found = await Conversations.find({ _id: op({ $in: [...new Set(ids)] }) })
-        .lean<StoredConversation[]>()
-        .exec();
-      const byKey = new Map(found.map((conversation) => [conversation._id, conversation]));
-      return ids.map((_id) => byKey.get(_id) ?? null);
-    },
-  });
+  const byId = (_id: string) => Conversations.findOne({ _id }).lean<StoredConversation>().exec();
 
   /** One change by `_id`, answered with the conversation as it is after it (null: none). */
   const change = (_id: string, update: Record<string, unknown>, filter = {}) =>
@@ -237,7 +221,7 @@ export function createConversationStore(
 
     async find(company_id: number, contact_id: number): Promise<StoredConversation | null> {
       const _id = conversationId(company_id, contact_id);
-      const conversation = await reads.add(_id);
+      const conversation = await byId(_id);
       remember({ _id, last_inbound_at: conversation?.last_inbound_at ?? null });
       return conversation;
     },
