@@ -1,6 +1,7 @@
 import {
   createEventRelay,
   eventPublisher,
+  createIdBlocks,
   nextId,
   startPeriodicJob,
   startServiceRuntime,
@@ -17,6 +18,8 @@ import { reconcileContactQuotas } from './domain/reconcile-contact-quotas';
 import { contactRoutes } from './entry-points/http/contact-routes';
 import { groupRoutes } from './entry-points/http/group-routes';
 import { internalRoutes } from './entry-points/http/internal-routes';
+
+const CONTACT_ID_BLOCKS = { maxBlock: 64, maxAgeMs: 1000 };
 
 /** Contacts and groups of every organization, the contact quota, and the reserved contact events. */
 export function startService(config: ContactsConfig): Promise<RunningService<ContactsConfig>> {
@@ -39,11 +42,15 @@ export function startService(config: ContactsConfig): Promise<RunningService<Con
         graceMs: 0,
         leases,
       });
+      // Contact ids come from blocks this process reserves, not one counter write per new contact
+      // (a send to a new number creates one); with replicas they follow creation order to within
+      // a block's age, as message ids do.
+      const nextContactId = createIdBlocks(db, 'contacts', CONTACT_ID_BLOCKS);
       const deps: ContactsDeps = {
         contacts,
         groups,
         quotas: createQuotaStore(db),
-        nextContactId: () => nextId(db, 'contacts'),
+        nextContactId,
         nextGroupId: () => nextId(db, 'groups'),
         events: contactEventOutbox(relay, outbox, config.EMIT_RESERVED_EVENTS),
       };

@@ -14,7 +14,8 @@
 //   npx tsc -b && node services/messaging/bench/send-throughput.bench.js [SENDS]
 //
 // Env: SENDS (default 3000), CONCURRENCY (requests in flight, default 32), PHONES (distinct
-// recipients, cycled; default 200), STATUSES (1: the simulator posts sent/delivered/read through
+// recipients, cycled; default 200; above SENDS every measured send goes to a new number, the
+// warm-up to 200 others), STATUSES (1: the simulator posts sent/delivered/read through
 // inbound, default; 0: none), RATE (sends/s started whatever the answers do, for the paced p99;
 // default 0: closed loop), SEND_RATE_PER_SECOND (messaging's token bucket per number, default
 // 100000: unpaced), DRAIN_TIMEOUT_MS (how long to wait for the webhook events after the last
@@ -399,11 +400,15 @@ async function main() {
       // the run (after the baseline), so that the contacts it leaves in messaging's cache are
       // seconds old when the run starts, not about to expire: after a 30 s baseline they expired
       // in the run's first seconds, and every recipient's next send waited for contacts at once.
+      // With more recipients than sends (PHONES > SENDS) every measured send is a number's first:
+      // the warm-up then sends 200 to numbers past the measured ones instead of to each of them.
+      const freshRun = PHONES > SENDS;
+      const warmSend = send('warm-up');
       await loadWith(
         'warm-up (not counted)',
-        Math.min(PHONES, SENDS),
+        freshRun ? Math.min(200, PHONES - SENDS) : Math.min(PHONES, SENDS),
         CONCURRENCY,
-        send('warm-up'),
+        freshRun ? (i) => warmSend(SENDS + i) : warmSend,
       );
       await drain(receiver, { quietMs: 3000, timeoutMs: DRAIN_TIMEOUT_MS });
 
