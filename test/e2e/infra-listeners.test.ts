@@ -5,7 +5,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MONGODB_URL, freePortBlock } from '../support/test-infra';
+import { MONGODB_URL, freePortBlock, portIsFree } from '../support/test-infra';
 
 const ROOT = path.resolve(__dirname, '../..');
 const DATA = path.join(ROOT, '.data');
@@ -93,6 +93,10 @@ const canStartRabbitMQ = (() => {
 
 // A node of its own (own name, ports and epmd, as on a machine where nothing Erlang runs yet),
 // started and stopped through infra.sh, leaves the shared infrastructure alone.
+/** AMQP ports whose + 10000 and + 20000 stay below the ephemeral range too. */
+const NODE_PORTS = { from: 10_000, count: 2_700 };
+const EPMD_PORTS = { from: 13_000, count: 2_000 };
+
 (canStartRabbitMQ ? describe : describe.skip)('infra.sh starting RabbitMQ', () => {
   let amqpPort: number;
   let epmdPort: number;
@@ -100,10 +104,13 @@ const canStartRabbitMQ = (() => {
 
   beforeAll(async () => {
     // The distribution port is the AMQP port + 20000 (RabbitMQ's default), the management API's
-    // the AMQP port + 10000: nothing listens there.
-    do amqpPort = await freePortBlock(1);
-    while (listeningOn(amqpPort + 20_000).length > 0 || listeningOn(amqpPort + 10_000).length > 0);
-    epmdPort = await freePortBlock(1);
+    // the AMQP port + 10000. All of the node's ports are taken below the kernel's ephemeral range
+    // (32768 and up), where no client socket of another test can hold them: a distribution port
+    // at AMQP + 20000 up there was once taken by one, and the node died at start
+    // (`dist_port_already_used`) without a line in its log.
+    do amqpPort = await freePortBlock(1, NODE_PORTS);
+    while (!(await portIsFree(amqpPort + 20_000)) || !(await portIsFree(amqpPort + 10_000)));
+    epmdPort = await freePortBlock(1, EPMD_PORTS);
     env = {
       ...process.env,
       AMQP_URL: '',

@@ -26,7 +26,7 @@ export async function dropDatabasesWithPrefix(prefix: string): Promise<void> {
   }
 }
 
-function portIsFree(port: number): Promise<boolean> {
+export function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
