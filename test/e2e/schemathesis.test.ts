@@ -28,9 +28,11 @@ beforeAll(async () => {
   system = await startE2eSystem('schemathesis');
 }, 420_000);
 
+// Stopping every service (each drains its work) takes longer than jest's default 5 s on a slow
+// or busy machine.
 afterAll(async () => {
   await system?.stop();
-});
+}, 60_000);
 
 function runSchemathesis(env: Record<string, string>): Promise<{ code: number; output: string }> {
   const args = [
