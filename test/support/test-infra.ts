@@ -104,3 +104,13 @@ export function storedContacts(companyId: number, phones: string[], firstId: num
     pending_count: 0,
   }));
 }
+
+/** The database commands a process has sent on `collection`, from its `/metrics` (`DB_COMMAND_STATS`). */
+export async function dbCommandsOn(metricsUrl: string, collection: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('switchboard_db_commands_total{'))
+    .filter((line) => line.includes(`collection="${collection}"`))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+}

@@ -1,4 +1,5 @@
 import { CONTACTS_INTERNAL_PATHS } from '@switchboard/contracts';
+import { dbCommandsOn } from '../../../../test/support/test-infra';
 import { startContactsSystem, uniquePhone, type ContactsSystem } from '../support/contacts-harness';
 
 jest.setTimeout(30_000);
@@ -13,15 +14,9 @@ afterAll(async () => {
   await system?.stop();
 });
 
-/** The database commands contacts has sent on `collection`, by its metrics. */
-async function commandsOn(collection: string): Promise<number> {
-  const text = await (await fetch(`${system.contacts.url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('switchboard_db_commands_total{'))
-    .filter((line) => line.includes(`collection="${collection}"`))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
-}
+/** The database commands the service has sent on `collection`, by its metrics. */
+const commandsOn = (collection: string) =>
+  dbCommandsOn(`${system.contacts.url}/metrics`, collection);
 
 const resolve = (company_id: number, phone: string) =>
   system.internal(CONTACTS_INTERNAL_PATHS.resolve, { company_id, phone });

@@ -4,6 +4,7 @@ import {
   freePortBlock,
   isolatedAmqpUrl,
   uniquePrefix,
+  dbCommandsOn,
 } from '../../../../test/support/test-infra';
 
 jest.setTimeout(60_000);
@@ -33,15 +34,9 @@ afterAll(async () => {
   await broker?.drop();
 });
 
-/** The database commands the gateway has sent on `collection`, by its metrics. */
-async function commandsOn(collection: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('switchboard_db_commands_total{'))
-    .filter((line) => line.includes(`collection="${collection}"`))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
-}
+/** The database commands the service has sent on `collection`, by its metrics. */
+const commandsOn = (collection: string) =>
+  dbCommandsOn(`http://127.0.0.1:${metricsPort}/metrics`, collection);
 
 test('when many requests of one token arrive together before it is cached, then the token is read from the database once and every request is answered', async () => {
   const { token, organization } = await stack.createOrganization('premium');
